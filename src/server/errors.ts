@@ -1,0 +1,66 @@
+// Every error the API returns, once, with its status and default message
+// (spec section 7, decisions.md section 9). Handlers throw `apiError(code, ...)`;
+// one middleware renders `{error, message, ...extra}`.
+
+export const ERRORS = {
+  // spec 7
+  missing_hash: [400, 'The hash query parameter is required.'],
+  invalid_hash: [400, 'A hash must be exactly 64 hexadecimal characters.'],
+  no_file: [400, 'The request body is empty; send the file bytes.'],
+  missing_bands: [400, 'Send bands (or pixels) to match against.'],
+  invalid_agent_pub_key: [400, 'agent_pub_key must be an agent key (uhCAk...) or plain base64.'],
+  invalid_id: [400, 'The id must be an agent key or a DID.'],
+  missing_fields: [400, 'A required field is missing.'],
+  invalid_comment: [400, 'comment must be at most 280 characters.'],
+  invalid_supersedes: [400, 'supersedes must be a 64-character hex action hash.'],
+  invalid_url: [400, 'The webhook URL must be https on a public hostname.'],
+  invalid_request: [400, 'The request is malformed.'],
+  invalid_scope: [400, 'A requested scope is not enabled for this app.'],
+  invalid_token: [401, 'The access token is missing, invalid or expired.'],
+  quota_exceeded: [402, 'The signing quota for this period is used up.'],
+  tier_required: [402, 'Webhooks need a paid developer tier.'],
+  limit_reached: [402, 'The organization has reached its webhook limit for its tier.'],
+  app_required: [403, 'Name an app with app_id, or use a token that carries one.'],
+  forbidden: [403, 'You do not own this resource.'],
+  agent_not_found: [404, 'No user has this agent key.'],
+  signing_failed: [500, 'Signing failed: this identity has no server-hosted cell.'],
+  revocation_failed: [500, 'The revocation was refused.'],
+  // ours (decisions.md 5, 9, 10)
+  invalid_credentials: [401, 'The e-mail/username or password is wrong.'],
+  email_taken: [409, 'An account with this e-mail or username exists.'],
+  invalid_challenge: [400, 'The challenge is unknown, used or expired.'],
+  invalid_signature: [400, 'The signature does not verify.'],
+  not_found: [404, 'Not found.'],
+  method_not_allowed: [405, 'Method not allowed.'],
+  payload_too_large: [413, 'The body is larger than the limit.'],
+  unsupported_media_type: [415, 'Send a JSON body (Content-Type: application/json).'],
+  rate_limited: [429, 'Too many requests; try again later.'],
+  busy: [503, 'The fingerprinting queue is full; try again shortly.'],
+  fingerprint_timeout: [504, 'Fingerprinting did not finish within 60 seconds.'],
+  internal_error: [500, 'Something went wrong on our side.'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    /** Extra top-level body fields (e.g. the quota_exceeded fields of spec 4.7). */
+    readonly extra: Record<string, unknown> = {},
+    /** Extra response headers (e.g. Retry-After). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message ?? ERRORS[code][1]);
+    this.status = ERRORS[code][0];
+  }
+
+  get body(): Record<string, unknown> {
+    return { error: this.code, message: this.message, ...this.extra };
+  }
+}
+
+export function apiError(code: ErrorCode, message?: string, extra?: Record<string, unknown>): ApiError {
+  return new ApiError(code, message, extra);
+}
