@@ -1,3 +1,7 @@
 // The package entry (`import ... from 'provenant'`): the library, the media
 // decoders that turn files into fingerprints, and the worker pool.
 export * from './lib/index.js';
+export { fingerprintFile, similarity } from './media/fingerprint.js';
+export type { FingerprintOptions } from './media/fingerprint.js';
+export { createFingerprintPool, PoolError, PoolTimeoutError, PoolBusyError, PoolTaskError } from './pool/index.js';
+export type { FingerprintPool, FingerprintPoolOptions } from './pool/index.js';

@@ -3,3 +3,38 @@ export { detectType } from './detect.js';
 export type { DetectedType, MediaFormat, MediaKind } from './detect.js';
 export type { Fingerprint, HashType } from './types.js';
 export { wasmFlavor, simdSupported } from './wasm.js';
+export {
+  AGENT_KEY_PREFIX, ED25519_MULTICODEC, AUTH_CHALLENGE_PREFIX,
+  agentKeyLocation, agentKeyBytes, agentKeyFromPublicKey, parseAgentKey, normalizeAgentKey,
+  didFromPublicKey, didFromAgentKey, parseDid, parseIdentity,
+  generateSigningKey, privateKeyFromSeed, publicKeyFromPrivateKey, publicKeyObject,
+  signBytes, verifyBytes, parseSignatureBase64, parseSignatureHex, toBase64,
+  authChallenge, isAuthChallenge, quotaSyncMessage,
+} from './identity.js';
+export type { SigningKey } from './identity.js';
+export {
+  RECORD_FIELDS, CONTENT_RIGHTS_FIELDS, COMMENT_MAX, ENUMERATIONS, RESTRICTIVENESS, InvalidFieldError,
+  enumToResponse, enumToRequest, contentRightsToResponse, contentRightsToRequest,
+  restrictivenessRank, mostRestrictive, combineContentRights,
+  normalizeRecord, parseRecord, canonicalRecordBytes, actionHash, signRecord, isSignerKey, verifyRecord,
+  canonicalRevocationBytes, signRevocation, verifyRevocation, parseRevocation,
+} from './records.js';
+export type {
+  SignatureRecord, SignedRecord, RecordInput, RecordField, ContentRights, ContentRightsField, EnumField,
+  Intent, AiGeneration, License, CommercialLicensing, AiTraining, ContactPreference, InvalidFieldCode,
+  RevocationEntry,
+} from './records.js';
+export {
+  imagePHashFromPixels, imageHashFromPixels, imagePHashFromGrey72, imageHashFromGrey72, resizeTo9x8,
+} from './dhash.js';
+export type { PixelChannels } from './dhash.js';
+export { imageBands, bandKey } from './bands.js';
+export {
+  hammingDistance, hammingSimilarity, similarityFromDistance, maxDistanceFor, scanHashes, topKHashes,
+  HashTable, alignedSimilarity, SEQUENCE_ALIGNMENT, fingerprintSimilarity,
+} from './hamming.js';
+export type { HashMatch } from './hamming.js';
+export { sha256, sha256Hex, createSha256 } from './sha256.js';
+export type { Sha256Hasher } from './sha256.js';
+export { hmacSha256, hmacSha256Hex, createHmacSha256 } from './hmac.js';
+export type { HmacSha256 } from './hmac.js';

@@ -28,8 +28,10 @@ export const ERRORS = {
   // ours (decisions.md 5, 9, 10)
   invalid_credentials: [401, 'The e-mail/username or password is wrong.'],
   email_taken: [409, 'An account with this e-mail or username exists.'],
+  agent_taken: [409, 'This agent key belongs to another account.'],
   invalid_challenge: [400, 'The challenge is unknown, used or expired.'],
   invalid_signature: [400, 'The signature does not verify.'],
+  insufficient_scope: [403, 'The access token lacks the scope this endpoint needs.'],
   not_found: [404, 'Not found.'],
   method_not_allowed: [405, 'Method not allowed.'],
   payload_too_large: [413, 'The body is larger than the limit.'],

@@ -1,0 +1,5 @@
+// Placeholder, replaced below once tuned.
+export function audioBands(words: Uint32Array): number[][] {
+  void words;
+  return [];
+}

@@ -1,0 +1,572 @@
+// Signature records (decisions.md 2 and 11, spec 2.1-2.4): the twelve signed fields,
+// their canonical bytes (RFC 8785), Ed25519 signatures over them, the action hash, and
+// the conversion of request forms (tokens) to response forms (capitalized values).
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import {
+  agentKeyFromPublicKey,
+  parseAgentKey,
+  parseSignatureBase64,
+  publicKeyFromPrivateKey,
+  signBytes,
+  toBase64,
+  verifyBytes,
+} from './identity.js';
+
+export type Intent = 'Authorship' | 'Approval' | 'Witness' | 'Receipt' | 'Agreement';
+export type AiGeneration = 'None' | 'Assisted' | 'Generated';
+export type License =
+  | 'CC0' | 'PublicDomain' | 'CCBY' | 'CCBYSA' | 'CCBYND' | 'CCBYNC' | 'CCBYNCSA' | 'CCBYNCND'
+  | 'AllRightsReserved' | { Custom: string };
+export type CommercialLicensing = 'OpenToLicensing' | 'ContactForTerms' | 'NotAvailable';
+export type AiTraining = 'Allowed' | 'AllowedWithAttribution' | 'NotAllowed';
+export type ContactPreference = 'AllowContactRequests' | 'NoContact';
+
+/** content_rights in response form (spec 2.2): all four keys present, null where not declared. */
+export interface ContentRights {
+  license: License | null;
+  commercial_licensing: CommercialLicensing | null;
+  ai_training: AiTraining | null;
+  contact_preference: ContactPreference | null;
+}
+
+/**
+ * The twelve fields a signer declares and signs (decisions.md 2), in response form.
+ * Every field is present; null means "not declared". `ai_generation` may be null: the
+ * record states only what its signer declared, and a server-side default ("None")
+ * would sign a claim the signer never made. `content_rights` built by normalizeRecord
+ * is always an object (its four keys null where undeclared); a vault-signed record may
+ * carry null, which parseRecord accepts because the signature covers it as sent.
+ */
+export interface SignatureRecord {
+  /** SHA-256 of the file, 64 lowercase hex characters. */
+  file_hash: string;
+  /** The signer's agent key in its canonical `uhCAk...` form. */
+  signer: string;
+  /** Unix milliseconds. */
+  signed_at: number;
+  intent: Intent;
+  ai_generation: AiGeneration | null;
+  content_rights: ContentRights | null;
+  integrity_report: object | null;
+  perceptual_hash: object | null;
+  /** At most 280 characters (Unicode code points). */
+  comment: string | null;
+  /** Action hash (64 lowercase hex) of the record this one amends. */
+  supersedes: string | null;
+  expires_at: unknown;
+  tags: unknown;
+}
+
+/** A record with its base64 Ed25519 signature, as `/my-signatures` and publish carry it. */
+export type SignedRecord = SignatureRecord & { signature: string };
+
+/** The twelve record fields, in the order of spec 2.1 (canonical bytes sort them anyway). */
+export const RECORD_FIELDS = [
+  'file_hash', 'signer', 'signed_at', 'intent', 'ai_generation', 'content_rights',
+  'integrity_report', 'perceptual_hash', 'comment', 'supersedes', 'expires_at', 'tags',
+] as const satisfies readonly (keyof SignatureRecord)[];
+export type RecordField = (typeof RECORD_FIELDS)[number];
+
+export const CONTENT_RIGHTS_FIELDS = ['license', 'commercial_licensing', 'ai_training', 'contact_preference'] as const;
+export type ContentRightsField = (typeof CONTENT_RIGHTS_FIELDS)[number];
+
+/** Maximum length of `comment` and of a revocation `reason` (spec 8), in code points. */
+export const COMMENT_MAX = 280;
+
+/** The spec 7 error code a field's failure maps to; everything else is `invalid_request`. */
+export type InvalidFieldCode = 'missing_fields' | 'invalid_hash' | 'invalid_comment' | 'invalid_supersedes' | 'invalid_request';
+
+/** A request field that is absent, malformed or outside its enumeration. */
+export class InvalidFieldError extends Error {
+  override readonly name = 'InvalidFieldError';
+  /** The field, dotted for nested ones (`content_rights.license`). */
+  readonly field: string;
+  /** The spec 7 error code to answer with. */
+  readonly code: InvalidFieldCode;
+  constructor(field: string, message: string, code: InvalidFieldCode = 'invalid_request') {
+    super(message);
+    this.field = field;
+    this.code = code;
+  }
+}
+
+// ---------------------------------------------------------------- enumerations
+
+/** Request token -> response value, per field, listed least to most restrictive (decisions.md 11). */
+export const ENUMERATIONS = {
+  license: {
+    'cc0': 'CC0', 'public-domain': 'PublicDomain', 'cc-by': 'CCBY', 'cc-by-sa': 'CCBYSA',
+    'cc-by-nd': 'CCBYND', 'cc-by-nc': 'CCBYNC', 'cc-by-nc-sa': 'CCBYNCSA', 'cc-by-nc-nd': 'CCBYNCND',
+    'all-rights-reserved': 'AllRightsReserved',
+  },
+  commercial_licensing: {
+    'open_to_licensing': 'OpenToLicensing', 'contact_for_terms': 'ContactForTerms', 'not_available': 'NotAvailable',
+  },
+  ai_training: { 'allowed': 'Allowed', 'allowed_with_attribution': 'AllowedWithAttribution', 'not_allowed': 'NotAllowed' },
+  contact_preference: { 'allow_contact_requests': 'AllowContactRequests', 'no_contact': 'NoContact' },
+  ai_generation: { 'none': 'None', 'assisted': 'Assisted', 'generated': 'Generated' },
+  intent: {
+    'Authorship': 'Authorship', 'Approval': 'Approval', 'Witness': 'Witness', 'Receipt': 'Receipt', 'Agreement': 'Agreement',
+  },
+} as const;
+export type EnumField = keyof typeof ENUMERATIONS;
+
+/**
+ * Response values from least to most restrictive, the order "most restrictive wins"
+ * uses (decisions.md 11). A `{Custom}` license ranks with AllRightsReserved.
+ */
+export const RESTRICTIVENESS = {
+  license: ['CC0', 'PublicDomain', 'CCBY', 'CCBYSA', 'CCBYND', 'CCBYNC', 'CCBYNCSA', 'CCBYNCND', 'AllRightsReserved'],
+  commercial_licensing: ['OpenToLicensing', 'ContactForTerms', 'NotAvailable'],
+  ai_training: ['Allowed', 'AllowedWithAttribution', 'NotAllowed'],
+  contact_preference: ['AllowContactRequests', 'NoContact'],
+} as const satisfies Record<ContentRightsField, readonly string[]>;
+
+const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '...' : value);
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+}
+
+function oneOf(field: EnumField): string {
+  return Object.keys(ENUMERATIONS[field]).join(', ');
+}
+
+/**
+ * A request token to its response value: `cc-by` -> `CCBY`, `not_allowed` ->
+ * `NotAllowed`; intent accepts the capitalized value or its lower case. Throws
+ * InvalidFieldError naming `path` for anything else.
+ */
+export function enumToResponse<F extends EnumField>(field: F, token: unknown, path: string = field): (typeof ENUMERATIONS)[F][keyof (typeof ENUMERATIONS)[F]] {
+  const table = ENUMERATIONS[field] as Record<string, string>;
+  if (typeof token === 'string') {
+    const key = field === 'intent' ? token.charAt(0).toUpperCase() + token.slice(1) : token;
+    if (own(table, key) && (field !== 'intent' || token === key || token === token.toLowerCase())) {
+      return table[key] as never;
+    }
+  }
+  throw new InvalidFieldError(path, `${path} must be one of ${oneOf(field)}; got ${describe(token)}`);
+}
+
+/** A response value back to its request token (`CCBY` -> `cc-by`), or null when it is not one. */
+export function enumToRequest(field: EnumField, value: string): string | null {
+  for (const [token, v] of Object.entries(ENUMERATIONS[field])) if (v === value) return token;
+  return null;
+}
+
+function isResponseValue(field: EnumField, value: unknown): boolean {
+  return typeof value === 'string' && Object.values(ENUMERATIONS[field]).includes(value as never);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function licenseToResponse(value: unknown): License {
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === 'custom' && typeof value.custom === 'string' && value.custom.trim() !== '') {
+      return { Custom: value.custom };
+    }
+    throw new InvalidFieldError('content_rights.license', 'content_rights.license as an object must be {"custom": "<non-empty text>"}');
+  }
+  return enumToResponse('license', value, 'content_rights.license');
+}
+
+/**
+ * content_rights from request form (snake_case keys, token values, `{custom}`) to
+ * response form: always an object with the four keys, each converted or null (an
+ * absent or null content_rights gives four nulls, so responses keep spec 2.1's
+ * "object" shape). Unknown keys and values throw InvalidFieldError.
+ */
+export function contentRightsToResponse(input: unknown): ContentRights {
+  if (input === null || input === undefined) input = {};
+  if (!isPlainObject(input)) throw new InvalidFieldError('content_rights', 'content_rights must be an object');
+  for (const key of Object.keys(input)) {
+    if (!(CONTENT_RIGHTS_FIELDS as readonly string[]).includes(key)) {
+      throw new InvalidFieldError(`content_rights.${key}`, `content_rights has no field ${JSON.stringify(key)}; allowed: ${CONTENT_RIGHTS_FIELDS.join(', ')}`);
+    }
+  }
+  const pick = (key: ContentRightsField): unknown => (input[key] === undefined ? null : input[key]);
+  const license = pick('license');
+  const commercial = pick('commercial_licensing');
+  const training = pick('ai_training');
+  const contact = pick('contact_preference');
+  return {
+    license: license === null ? null : licenseToResponse(license),
+    commercial_licensing: commercial === null ? null : enumToResponse('commercial_licensing', commercial, 'content_rights.commercial_licensing'),
+    ai_training: training === null ? null : enumToResponse('ai_training', training, 'content_rights.ai_training'),
+    contact_preference: contact === null ? null : enumToResponse('contact_preference', contact, 'content_rights.contact_preference'),
+  };
+}
+
+/** content_rights back to request form (tokens, `{custom}`), dropping undeclared keys. */
+export function contentRightsToRequest(rights: ContentRights): Record<string, string | { custom: string }> {
+  const out: Record<string, string | { custom: string }> = {};
+  for (const key of CONTENT_RIGHTS_FIELDS) {
+    const value = rights[key];
+    if (value === null || value === undefined) continue;
+    if (typeof value === 'object') out[key] = { custom: value.Custom };
+    else out[key] = enumToRequest(key, value) ?? value;
+  }
+  return out;
+}
+
+/** Rank of a response value in RESTRICTIVENESS (higher = more restrictive), or -1 if unknown. */
+export function restrictivenessRank(field: ContentRightsField, value: unknown): number {
+  if (field === 'license' && isPlainObject(value) && typeof value.Custom === 'string') {
+    return RESTRICTIVENESS.license.indexOf('AllRightsReserved');
+  }
+  return (RESTRICTIVENESS[field] as readonly unknown[]).indexOf(value);
+}
+
+/**
+ * The most restrictive of several values of one field; nulls and unknown values are
+ * skipped; on a tie (a `{Custom}` license against AllRightsReserved) the first wins.
+ */
+export function mostRestrictive<T>(field: ContentRightsField, values: readonly T[]): T | null {
+  let best: T | null = null;
+  let bestRank = -1;
+  for (const value of values) {
+    const rank = restrictivenessRank(field, value);
+    if (rank > bestRank) {
+      best = value;
+      bestRank = rank;
+    }
+  }
+  return best;
+}
+
+/**
+ * Combined rights of several signers (decisions.md 9, content-rights): per field the
+ * most restrictive declared value; null when no signer declared any right.
+ */
+export function combineContentRights(list: readonly (ContentRights | null | undefined)[]): ContentRights | null {
+  const present = list.filter((r): r is ContentRights => isPlainObject(r));
+  const out = {} as Record<ContentRightsField, unknown>;
+  let any = false;
+  for (const key of CONTENT_RIGHTS_FIELDS) {
+    out[key] = mostRestrictive(key, present.map((r) => r[key]));
+    if (out[key] !== null) any = true;
+  }
+  return any ? (out as unknown as ContentRights) : null;
+}
+
+// ---------------------------------------------------------------- field checks
+
+const HEX64 = /^[0-9a-fA-F]{64}$/;
+const HEX64_LOWER = /^[0-9a-f]{64}$/;
+
+// With the u flag a surrogate pair is one code point, so this matches only lone halves.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** A JSON value RFC 8785 can serialize (finite numbers, well-formed strings, no cycles), else throws for `field`. */
+function jsonValue(field: string, value: unknown): unknown {
+  if (value === undefined) return null;
+  let text: string | undefined;
+  try {
+    text = canonicalize(value);
+  } catch (err) {
+    throw new InvalidFieldError(field, `${field} is not serializable JSON: ${(err as Error).message}`);
+  }
+  if (text === undefined) throw new InvalidFieldError(field, `${field} is not a JSON value`);
+  // Round-trip so the stored value is plain JSON (no toJSON, Dates, boxed values, sparse arrays).
+  return JSON.parse(text);
+}
+
+function objectOrNull(field: string, value: unknown): object | null {
+  if (value === undefined || value === null) return null;
+  if (!isPlainObject(value)) throw new InvalidFieldError(field, `${field} must be an object or null`);
+  return jsonValue(field, value) as object;
+}
+
+function commentOrNull(value: unknown, field = 'comment'): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw new InvalidFieldError(field, `${field} must be a string`, field === 'comment' ? 'invalid_comment' : 'invalid_request');
+  if (LONE_SURROGATE.test(value)) throw new InvalidFieldError(field, `${field} contains a lone surrogate`, field === 'comment' ? 'invalid_comment' : 'invalid_request');
+  if (codePoints(value) > COMMENT_MAX) {
+    throw new InvalidFieldError(field, `${field} is longer than ${COMMENT_MAX} characters`, field === 'comment' ? 'invalid_comment' : 'invalid_request');
+  }
+  return value;
+}
+
+function signedAt(value: unknown, field = 'signed_at'): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidFieldError(field, `${field} must be a non-negative integer of Unix milliseconds`);
+  }
+  return value;
+}
+
+/** Request form of a record: what `POST /sign` carries plus the server's `signer` and `signed_at`. */
+export interface RecordInput {
+  file_hash: unknown;
+  /** Agent key in any accepted form (uhCAk or plain base64); normalized to uhCAk. */
+  signer: unknown;
+  signed_at: unknown;
+  intent?: unknown;
+  ai_generation?: unknown;
+  content_rights?: unknown;
+  integrity_report?: unknown;
+  perceptual_hash?: unknown;
+  comment?: unknown;
+  supersedes?: unknown;
+  expires_at?: unknown;
+  tags?: unknown;
+}
+
+/**
+ * A record in response form from its request form (decisions.md 11): enumeration
+ * tokens converted (`cc-by` -> `CCBY`, `{custom}` -> `{Custom}`, `none` -> `None`,
+ * intent in either case, absent intent -> `Authorship` as spec 4.7 says), hex
+ * lower-cased, `signer` in its `uhCAk` form, absent fields null. Other keys of
+ * `input` (signature, client_id, ...) are ignored. Throws InvalidFieldError naming the
+ * first bad field, with the spec 7 code to answer (`missing_fields` for an absent
+ * file_hash, `invalid_hash`, `invalid_comment`, `invalid_supersedes`, else
+ * `invalid_request`). Spec 4.7 reports a bad intent on `/sign` at commit, not as a 400:
+ * the server decides how to answer a field of `intent`.
+ */
+export function normalizeRecord(input: RecordInput): SignatureRecord {
+  if (!isPlainObject(input)) throw new InvalidFieldError('body', 'the record must be a JSON object');
+  if (input.file_hash === undefined || input.file_hash === null) {
+    throw new InvalidFieldError('file_hash', 'file_hash is required', 'missing_fields');
+  }
+  if (typeof input.file_hash !== 'string' || !HEX64.test(input.file_hash)) {
+    throw new InvalidFieldError('file_hash', 'file_hash must be 64 hex characters', 'invalid_hash');
+  }
+  const signer = typeof input.signer === 'string' ? parseAgentKey(input.signer) : null;
+  if (signer === null) throw new InvalidFieldError('signer', 'signer must be an agent key (uhCAk... or base64)');
+  const comment = commentOrNull(input.comment); // spec 4.7 lists invalid_comment before invalid_supersedes
+  let supersedes: string | null = null;
+  if (input.supersedes !== undefined && input.supersedes !== null) {
+    if (typeof input.supersedes !== 'string' || !HEX64.test(input.supersedes)) {
+      throw new InvalidFieldError('supersedes', 'supersedes must be an action hash (64 hex characters)', 'invalid_supersedes');
+    }
+    supersedes = input.supersedes.toLowerCase();
+  }
+  return {
+    file_hash: input.file_hash.toLowerCase(),
+    signer: agentKeyFromPublicKey(signer),
+    signed_at: signedAt(input.signed_at),
+    intent: input.intent === undefined || input.intent === null ? 'Authorship' : enumToResponse('intent', input.intent),
+    ai_generation: input.ai_generation === undefined || input.ai_generation === null ? null : enumToResponse('ai_generation', input.ai_generation),
+    content_rights: contentRightsToResponse(input.content_rights),
+    integrity_report: objectOrNull('integrity_report', input.integrity_report),
+    perceptual_hash: objectOrNull('perceptual_hash', input.perceptual_hash),
+    comment,
+    supersedes,
+    expires_at: jsonValue('expires_at', input.expires_at),
+    tags: jsonValue('tags', input.tags),
+  };
+}
+
+function checkContentRightsResponse(value: unknown): ContentRights | null {
+  if (value === null) return null;
+  if (!isPlainObject(value)) throw new InvalidFieldError('content_rights', 'content_rights must be an object or null');
+  const keys = Object.keys(value);
+  for (const key of keys) {
+    if (!(CONTENT_RIGHTS_FIELDS as readonly string[]).includes(key)) {
+      throw new InvalidFieldError(`content_rights.${key}`, `content_rights has no field ${JSON.stringify(key)}`);
+    }
+  }
+  for (const key of CONTENT_RIGHTS_FIELDS) {
+    const path = `content_rights.${key}`;
+    if (!own(value, key)) throw new InvalidFieldError(path, `${path} must be present (null when not declared)`);
+    const v = value[key];
+    if (v === null) continue;
+    if (key === 'license' && isPlainObject(v)) {
+      const k = Object.keys(v);
+      if (k.length === 1 && k[0] === 'Custom' && typeof v.Custom === 'string' && v.Custom.trim() !== '') continue;
+      throw new InvalidFieldError(path, `${path} as an object must be {"Custom": "<non-empty text>"}`);
+    }
+    if (!isResponseValue(key, v)) {
+      throw new InvalidFieldError(path, `${path} must be one of ${Object.values(ENUMERATIONS[key]).join(', ')}, or null`);
+    }
+  }
+  return value as unknown as ContentRights;
+}
+
+/**
+ * Checks that `input` holds a record already in response form, exactly as signed
+ * (the body of `POST S:/publish`): all twelve fields present (null where unset),
+ * capitalized enumerations, content_rights with its four keys, lowercase hex,
+ * `signer` in `uhCAk` form, nothing converted (the signature covers these exact
+ * values). Returns the twelve fields (other keys such as `signature` and `client_id`
+ * dropped) or throws InvalidFieldError.
+ */
+export function parseRecord(input: unknown): SignatureRecord {
+  if (!isPlainObject(input)) throw new InvalidFieldError('body', 'the record must be a JSON object');
+  for (const field of RECORD_FIELDS) {
+    if (!own(input, field) || input[field] === undefined) {
+      throw new InvalidFieldError(field, `${field} must be present (null when unset)`, field === 'file_hash' ? 'missing_fields' : 'invalid_request');
+    }
+  }
+  const r = input as Record<RecordField, unknown>;
+  if (typeof r.file_hash !== 'string' || !HEX64_LOWER.test(r.file_hash)) {
+    throw new InvalidFieldError('file_hash', 'file_hash must be 64 lowercase hex characters', 'invalid_hash');
+  }
+  if (typeof r.signer !== 'string' || !r.signer.startsWith('uhCAk') || parseAgentKey(r.signer) === null) {
+    throw new InvalidFieldError('signer', 'signer must be an agent key in its uhCAk form');
+  }
+  if (!isResponseValue('intent', r.intent)) throw new InvalidFieldError('intent', `intent must be one of ${oneOf('intent')}`);
+  if (r.ai_generation !== null && !isResponseValue('ai_generation', r.ai_generation)) {
+    throw new InvalidFieldError('ai_generation', 'ai_generation must be None, Assisted, Generated or null');
+  }
+  if (r.supersedes !== null && (typeof r.supersedes !== 'string' || !HEX64_LOWER.test(r.supersedes))) {
+    throw new InvalidFieldError('supersedes', 'supersedes must be an action hash (64 lowercase hex characters) or null', 'invalid_supersedes');
+  }
+  return {
+    file_hash: r.file_hash,
+    signer: r.signer,
+    signed_at: signedAt(r.signed_at),
+    intent: r.intent as Intent,
+    ai_generation: r.ai_generation as AiGeneration | null,
+    content_rights: checkContentRightsResponse(r.content_rights),
+    integrity_report: objectOrNull('integrity_report', r.integrity_report),
+    perceptual_hash: objectOrNull('perceptual_hash', r.perceptual_hash),
+    comment: commentOrNull(r.comment),
+    supersedes: r.supersedes as string | null,
+    expires_at: jsonValue('expires_at', r.expires_at),
+    tags: jsonValue('tags', r.tags),
+  };
+}
+
+// ---------------------------------------------------------------- canonical bytes, signatures
+
+const utf8 = new TextEncoder();
+
+function canonicalBytes(value: object): Uint8Array {
+  const text = canonicalize(value);
+  if (text === undefined) throw new TypeError('not a JSON value');
+  return utf8.encode(text);
+}
+
+/** The twelve fields of `record` and nothing else, undefined mapped to null. */
+function twelve(record: SignatureRecord): Record<RecordField, unknown> {
+  const out = {} as Record<RecordField, unknown>;
+  for (const field of RECORD_FIELDS) out[field] = record[field] === undefined ? null : record[field];
+  return out;
+}
+
+/**
+ * The bytes a record's signature covers (decisions.md 2): the RFC 8785 canonical JSON
+ * (UTF-8) of an object with exactly the twelve RECORD_FIELDS, each present (undefined
+ * written as null), any other key of `record` left out. Throws TypeError on values
+ * JSON cannot carry (NaN, lone surrogates, cycles).
+ */
+export function canonicalRecordBytes(record: SignatureRecord): Uint8Array {
+  return canonicalBytes(twelve(record));
+}
+
+/**
+ * The action hash (decisions.md 2): lowercase hex SHA-256 of the RFC 8785 canonical
+ * JSON of the twelve record fields plus `signature` (the base64 string as signed and
+ * stored), i.e. of `{...twelve fields, signature}` as one canonical object.
+ */
+export function actionHash(record: SignatureRecord, signature: string): string {
+  const bytes = canonicalBytes({ ...twelve(record), signature });
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Signs the canonical bytes of `record`; returns the base64 signature and the action hash. */
+export function signRecord(record: SignatureRecord, privateKeyPkcs8: Uint8Array): { signature: string; action_hash: string } {
+  const signature = toBase64(signBytes(privateKeyPkcs8, canonicalRecordBytes(record)));
+  return { signature, action_hash: actionHash(record, signature) };
+}
+
+/** Whether a private key belongs to a record's `signer` (before signing on someone's behalf). */
+export function isSignerKey(record: Pick<SignatureRecord, 'signer'>, privateKeyPkcs8: Uint8Array): boolean {
+  const key = parseAgentKey(record.signer);
+  if (key === null) return false;
+  return Buffer.from(publicKeyFromPrivateKey(privateKeyPkcs8)).equals(Buffer.from(key));
+}
+
+/**
+ * Re-verifies a signed record offline: the public key comes from `signer` (any
+ * accepted agent-key form), the signature (88-character base64) must be Ed25519 over
+ * canonicalRecordBytes. False on any malformed input; never throws.
+ */
+export function verifyRecord(record: SignedRecord): boolean {
+  try {
+    if (!isPlainObject(record)) return false;
+    const key = typeof record.signer === 'string' ? parseAgentKey(record.signer) : null;
+    const signature = parseSignatureBase64(record.signature);
+    if (key === null || signature === null) return false;
+    return verifyBytes(key, canonicalRecordBytes(record), signature);
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------- revocation entries
+
+/** A vault revocation (decisions.md 2, `POST S:/publish-revocation`), without its signature. */
+export interface RevocationEntry {
+  action_hash: string;
+  reason: string | null;
+  /** Unix milliseconds. */
+  revoked_at: number;
+  signer: string;
+}
+
+/**
+ * The bytes a revocation's signature covers: RFC 8785 canonical JSON of exactly
+ * `{action_hash, reason, revoked_at, signer}` (reason null when none), UTF-8.
+ */
+export function canonicalRevocationBytes(entry: RevocationEntry): Uint8Array {
+  return canonicalBytes({
+    action_hash: entry.action_hash,
+    reason: entry.reason === undefined ? null : entry.reason,
+    revoked_at: entry.revoked_at,
+    signer: entry.signer,
+  });
+}
+
+/** The base64 Ed25519 signature of a revocation entry. */
+export function signRevocation(entry: RevocationEntry, privateKeyPkcs8: Uint8Array): string {
+  return toBase64(signBytes(privateKeyPkcs8, canonicalRevocationBytes(entry)));
+}
+
+/** Whether a revocation's base64 signature is valid for its `signer`; never throws. */
+export function verifyRevocation(entry: RevocationEntry & { signature: string }): boolean {
+  try {
+    if (!isPlainObject(entry)) return false;
+    const key = typeof entry.signer === 'string' ? parseAgentKey(entry.signer) : null;
+    const signature = parseSignatureBase64(entry.signature);
+    if (key === null || signature === null) return false;
+    return verifyBytes(key, canonicalRevocationBytes(entry), signature);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks a revocation body in the form it is signed: `action_hash` 64 lowercase hex,
+ * `reason` a string of at most 280 characters or null, `revoked_at` integer ms,
+ * `signer` an agent key in `uhCAk` form. Returns the four fields or throws InvalidFieldError.
+ */
+export function parseRevocation(input: unknown): RevocationEntry {
+  if (!isPlainObject(input)) throw new InvalidFieldError('body', 'the revocation must be a JSON object');
+  if (input.action_hash === undefined || input.action_hash === null) {
+    throw new InvalidFieldError('action_hash', 'action_hash is required', 'missing_fields');
+  }
+  if (typeof input.action_hash !== 'string' || !HEX64_LOWER.test(input.action_hash)) {
+    throw new InvalidFieldError('action_hash', 'action_hash must be 64 lowercase hex characters');
+  }
+  if (typeof input.signer !== 'string' || !input.signer.startsWith('uhCAk') || parseAgentKey(input.signer) === null) {
+    throw new InvalidFieldError('signer', 'signer must be an agent key in its uhCAk form');
+  }
+  return {
+    action_hash: input.action_hash,
+    reason: commentOrNull(input.reason, 'reason'),
+    revoked_at: signedAt(input.revoked_at, 'revoked_at'),
+    signer: input.signer,
+  };
+}

@@ -1,0 +1,172 @@
+// Audio decoding to what the Chromaprint kernel takes (11025 Hz mono, first 120 s), and
+// the AudioChromaprint fingerprint of an audio file. WAV is parsed here; MP3, FLAC and
+// Ogg Vorbis go through the WebAssembly decoders or ffmpeg, whichever
+// bench/audio.bench.ts measured faster; Ogg Opus always through ffmpeg.
+import { MPEGDecoder } from 'mpg123-decoder';
+import { FLACDecoder } from '@wasm-audio-decoders/flac';
+import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
+import { audioFingerprintFromSamples } from '../lib/chromaprint.js';
+import type { Fingerprint } from '../lib/types.js';
+import { decodeWithFfmpeg } from './ffmpeg-audio.js';
+import { parseWav } from './wav.js';
+import { mixToMono, resampleTo11025, TARGET_RATE } from './resample.js';
+
+export type AudioFormat = 'mp3' | 'wav' | 'flac' | 'ogg-vorbis' | 'ogg-opus';
+
+export interface DecodeAudioOptions {
+  /** Seconds of audio to return at most (default 120, the fingerprint's span). */
+  maxSeconds?: number;
+  /** Give up after this many milliseconds (default 60000). */
+  deadlineMs?: number;
+  /** Force a decoder (benchmarks and tests); the default is the faster one per format. */
+  decoder?: 'js' | 'ffmpeg';
+}
+
+/** Which decoder each format uses by default (see docs/audio.md for the measurements). */
+export const DEFAULT_DECODER: Record<AudioFormat, 'js' | 'ffmpeg'> = {
+  wav: 'js',
+  mp3: 'ffmpeg',
+  flac: 'ffmpeg',
+  'ogg-vorbis': 'ffmpeg',
+  'ogg-opus': 'ffmpeg',
+};
+
+const CHUNK = 64 * 1024; // compressed bytes fed to a decoder per step
+
+interface Decoded {
+  channelData: Float32Array[];
+  samplesDecoded: number;
+  sampleRate: number;
+}
+
+/** Collects decoder output until `maxSeconds` are available. */
+class Collector {
+  private parts: Float32Array[][] = [];
+  private frames = 0;
+  sampleRate = 0;
+
+  constructor(private readonly maxSeconds: number) {}
+
+  add(d: Decoded): void {
+    if (d.samplesDecoded === 0 || d.channelData.length === 0) return;
+    if (this.sampleRate === 0) this.sampleRate = d.sampleRate;
+    this.parts.push(d.channelData.map((c) => c.subarray(0, d.samplesDecoded)));
+    this.frames += d.samplesDecoded;
+  }
+
+  get full(): boolean {
+    return this.sampleRate > 0 && this.frames >= this.maxSeconds * this.sampleRate;
+  }
+
+  /** 11025 Hz mono of what was collected. */
+  finish(): Float32Array {
+    if (this.sampleRate === 0) throw new Error('audio: nothing decoded');
+    const limit = Math.floor(this.maxSeconds * this.sampleRate);
+    const n = Math.min(this.frames, limit);
+    const mono = new Float32Array(n);
+    let at = 0;
+    for (const part of this.parts) {
+      if (at >= n) break;
+      const len = Math.min(part[0].length, n - at);
+      if (part.length === 1) mono.set(part[0].subarray(0, len), at);
+      else mono.set(mixToMono(part, len), at);
+      at += len;
+    }
+    return resampleTo11025(mono, this.sampleRate, Math.floor(this.maxSeconds * TARGET_RATE));
+  }
+}
+
+function checkDeadline(deadline: number): void {
+  if (Date.now() > deadline) throw new Error('audio: decoding deadline exceeded');
+}
+
+async function decodeMp3(bytes: Uint8Array, out: Collector, deadline: number): Promise<void> {
+  const decoder = new MPEGDecoder();
+  await decoder.ready;
+  try {
+    for (let o = 0; o < bytes.length && !out.full; o += CHUNK) {
+      out.add(decoder.decode(bytes.subarray(o, o + CHUNK)));
+      checkDeadline(deadline);
+    }
+  } finally {
+    decoder.free();
+  }
+}
+
+async function decodeFlac(bytes: Uint8Array, out: Collector, deadline: number): Promise<void> {
+  const decoder = new FLACDecoder();
+  await decoder.ready;
+  try {
+    for (let o = 0; o < bytes.length && !out.full; o += CHUNK) {
+      out.add(await decoder.decode(bytes.subarray(o, o + CHUNK)));
+      checkDeadline(deadline);
+    }
+    if (!out.full) out.add(await decoder.flush());
+  } finally {
+    decoder.free();
+  }
+}
+
+async function decodeVorbis(bytes: Uint8Array, out: Collector, deadline: number): Promise<void> {
+  const decoder = new OggVorbisDecoder();
+  await decoder.ready;
+  try {
+    for (let o = 0; o < bytes.length && !out.full; o += CHUNK) {
+      out.add(await decoder.decode(bytes.subarray(o, o + CHUNK)));
+      checkDeadline(deadline);
+    }
+    if (!out.full) out.add(await decoder.flush());
+  } finally {
+    decoder.free();
+  }
+}
+
+function int16ToFloat(s: Int16Array): Float32Array {
+  const out = new Float32Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s[i] / 32768;
+  return out;
+}
+
+/**
+ * Decodes audio to 11025 Hz mono in [-1, 1], the first `maxSeconds` (default 120) seconds.
+ * Rejects when the bytes cannot be decoded.
+ */
+export async function decodeAudio(bytes: Uint8Array, format: AudioFormat, opts: DecodeAudioOptions = {}): Promise<Float32Array> {
+  const maxSeconds = opts.maxSeconds ?? 120;
+  const deadlineMs = opts.deadlineMs ?? 60_000;
+  const decoder = format === 'ogg-opus' ? 'ffmpeg' : (opts.decoder ?? DEFAULT_DECODER[format]);
+  if (decoder === 'ffmpeg') {
+    const pcm = await decodeWithFfmpeg(bytes, { maxSeconds, deadlineMs });
+    if (pcm.length === 0) throw new Error(`audio: ffmpeg decoded no ${format} samples`);
+    return int16ToFloat(pcm);
+  }
+  if (format === 'wav') {
+    const wav = parseWav(bytes);
+    const mono = mixToMono(wav.channels, Math.floor(maxSeconds * wav.sampleRate));
+    if (mono.length === 0) throw new Error('audio: empty wav');
+    return resampleTo11025(mono, wav.sampleRate, Math.floor(maxSeconds * TARGET_RATE));
+  }
+  const deadline = Date.now() + deadlineMs;
+  const out = new Collector(maxSeconds);
+  if (format === 'mp3') await decodeMp3(bytes, out, deadline);
+  else if (format === 'flac') await decodeFlac(bytes, out, deadline);
+  else await decodeVorbis(bytes, out, deadline);
+  return out.finish();
+}
+
+/** Samples needed for one Chromaprint word: a 4096-sample frame plus 19 hops (filters of 5 and 16 frames). */
+const MIN_SAMPLES = 4096 + 19 * 1365;
+
+/**
+ * The AudioChromaprint fingerprint of an audio file, or null when it cannot be decoded
+ * or is too short (under about 2.7 s) to give a single word. Never throws.
+ */
+export async function audioFingerprint(bytes: Uint8Array, format: AudioFormat, opts: DecodeAudioOptions = {}): Promise<Fingerprint | null> {
+  try {
+    const samples = await decodeAudio(bytes, format, opts);
+    if (samples.length < MIN_SAMPLES) return null;
+    return audioFingerprintFromSamples(samples);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,135 @@
+// The ffmpeg child-process runner: the one place that starts ffmpeg. The binary is
+// FFMPEG_PATH or the one shipped by @ffmpeg-installer/ffmpeg. Every run reads only
+// local files (-protocol_whitelist file,pipe, a forced demuxer so no playlist or
+// concat demuxer can open other files), never stdin (-nostdin), is SIGKILLed at its
+// deadline and when its output passes a byte cap.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+
+export type FfmpegErrorCode = 'missing' | 'timeout' | 'output_limit' | 'failed';
+
+export class FfmpegError extends Error {
+  override name = 'FfmpegError';
+  constructor(readonly code: FfmpegErrorCode, message: string, readonly stderr = '') {
+    super(message);
+  }
+}
+
+export interface FfmpegRun {
+  /** A file path, or the file's bytes (written to a private temp file for the run). */
+  input: string | Uint8Array;
+  /** The demuxer to force (`mov`, `matroska`, `avi`, ...). */
+  demuxer: string;
+  /** Options placed before `-i` (e.g. `-t 120`). */
+  inputArgs?: string[];
+  /** Output options; the output itself should be `-` (stdout). */
+  outputArgs: string[];
+  /** Kill deadline (default 60 s). */
+  timeoutMs?: number;
+  /** Largest stdout accepted (default 64 MiB). */
+  maxOutputBytes?: number;
+}
+
+export interface FfmpegResult {
+  stdout: Buffer;
+  /** The last 64 KiB of stderr. */
+  stderr: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_OUTPUT = 64 << 20;
+const STDERR_KEEP = 64 << 10;
+
+let cachedPath: string | undefined;
+
+/** The ffmpeg binary: $FFMPEG_PATH, else @ffmpeg-installer/ffmpeg's. */
+export function ffmpegPath(): string {
+  const fromEnv = process.env.FFMPEG_PATH;
+  if (fromEnv) return fromEnv;
+  if (cachedPath === undefined) {
+    try {
+      const require = createRequire(import.meta.url);
+      cachedPath = (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+    } catch (e) {
+      throw new FfmpegError('missing', `no ffmpeg: set FFMPEG_PATH or install @ffmpeg-installer/ffmpeg (${(e as Error).message})`);
+    }
+  }
+  return cachedPath;
+}
+
+/** Runs ffmpeg once over one input and collects its stdout. */
+export async function runFfmpeg(run: FfmpegRun): Promise<FfmpegResult> {
+  let tempDir: string | undefined;
+  let inputPath: string;
+  if (typeof run.input === 'string') {
+    inputPath = resolve(run.input);
+  } else {
+    tempDir = await mkdtemp(join(tmpdir(), 'provenant-ffmpeg-'));
+    inputPath = join(tempDir, 'input');
+    await writeFile(inputPath, run.input, { mode: 0o600 });
+  }
+  try {
+    return await spawnFfmpeg(run, inputPath);
+  } finally {
+    if (tempDir !== undefined) await rm(tempDir, { recursive: true, force: true });
+  }
+}
+
+function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
+  const args = [
+    '-hide_banner', '-nostdin', '-loglevel', 'info',
+    '-protocol_whitelist', 'file,pipe',
+    ...(run.inputArgs ?? []),
+    '-f', run.demuxer,
+    '-i', `file:${inputPath}`,
+    ...run.outputArgs,
+  ];
+  const timeoutMs = run.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxOutput = run.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(ffmpegPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let outBytes = 0;
+    let stderr = '';
+    let failure: FfmpegError | undefined;
+    const kill = (error: FfmpegError) => {
+      failure ??= error;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => kill(new FfmpegError('timeout', `ffmpeg ran past its ${timeoutMs} ms deadline`)), timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      outBytes += chunk.length;
+      if (outBytes > maxOutput) kill(new FfmpegError('output_limit', `ffmpeg output passed ${maxOutput} bytes`));
+      else chunks.push(chunk);
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      stderr += text;
+      if (stderr.length > 2 * STDERR_KEEP) stderr = stderr.slice(-STDERR_KEEP);
+    });
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(new FfmpegError(e.code === 'ENOENT' ? 'missing' : 'failed', `cannot run ffmpeg: ${e.message}`));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      stderr = stderr.slice(-STDERR_KEEP);
+      if (failure) return reject(new FfmpegError(failure.code, failure.message, stderr));
+      if (code !== 0) {
+        const last = stderr.trim().split('\n').pop() ?? '';
+        return reject(new FfmpegError('failed', `ffmpeg exited with ${code ?? signal}: ${last}`, stderr));
+      }
+      resolvePromise({ stdout: Buffer.concat(chunks), stderr });
+    });
+  });
+}
+
+/** The container duration ffmpeg printed ("Duration: 00:01:02.50"), in seconds, or null. */
+export function parseDuration(stderr: string): number | null {
+  const m = /Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)/.exec(stderr);
+  if (m === null) return null;
+  return Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
+}

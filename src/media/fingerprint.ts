@@ -1,0 +1,68 @@
+// The library's file-level API: any supported file (by content, src/lib/detect.ts) to
+// its perceptual fingerprint, and the similarity of two fingerprints.
+import { open, readFile } from 'node:fs/promises';
+import { detectType } from '../lib/detect.js';
+import { imageBands } from '../lib/bands.js';
+import { fingerprintSimilarity } from '../lib/hamming.js';
+import type { Fingerprint } from '../lib/types.js';
+import { audioFingerprint, type AudioFormat } from './audio.js';
+import { decodeImageForHash, type ImageDecodeOptions } from './image.js';
+import { videoFingerprint } from './video.js';
+
+export interface FingerprintOptions {
+  /** Deadline for one external decoder run (ffmpeg), in ms (default 60000). */
+  timeoutMs?: number;
+  /** Image decoding options (pixel cap, shrink-on-load). */
+  image?: ImageDecodeOptions;
+}
+
+const DETECT_BYTES = 4096;
+
+async function readHead(path: string): Promise<Uint8Array> {
+  const file = await open(path, 'r');
+  try {
+    const head = new Uint8Array(DETECT_BYTES);
+    const { bytesRead } = await file.read(head, 0, DETECT_BYTES, 0);
+    return head.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * The perceptual fingerprint (ImagePHash, AudioChromaprint or VideoPHash) of a file
+ * path or of a file's bytes; null when the type is not supported or the file cannot be
+ * decoded. Never throws (decisions.md 3).
+ */
+export async function fingerprintFile(pathOrBuffer: string | Uint8Array, opts: FingerprintOptions = {}): Promise<Fingerprint | null> {
+  try {
+    const head = typeof pathOrBuffer === 'string' ? await readHead(pathOrBuffer) : pathOrBuffer;
+    const type = detectType(head);
+    if (type === null) return null;
+    if (type.kind === 'video') {
+      // ffmpeg reads a path itself; bytes go to a temp file.
+      return await videoFingerprint(pathOrBuffer, type.format, { timeoutMs: opts.timeoutMs });
+    }
+    const bytes = typeof pathOrBuffer === 'string' ? new Uint8Array(await readFile(pathOrBuffer)) : pathOrBuffer;
+    if (type.kind === 'audio') return await audioFingerprint(bytes, type.format as AudioFormat, { deadlineMs: opts.timeoutMs });
+    const hash = await decodeImageForHash(bytes, type.format, opts.image);
+    const hash_value = Array.from(hash);
+    return { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * 0-100 similarity of two fingerprints (decisions.md 3): Hamming similarity of the 8
+ * bytes for images; for audio the best alignment of 4-byte words within +-120 words
+ * and at least 32 overlapping; for video of 8-byte frames within +-30 frames and at
+ * least 4 overlapping. Null when the types differ or a hash is empty or malformed.
+ */
+export function similarity(a: Fingerprint, b: Fingerprint): number | null {
+  try {
+    return fingerprintSimilarity(a, b);
+  } catch {
+    return null;
+  }
+}

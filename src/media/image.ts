@@ -1,0 +1,87 @@
+// Image decoding for ImagePHash (decisions.md 3, step 1): any supported image to
+// 8-bit sRGB pixels (EXIF orientation applied, first frame only, 16-bit scaled to 8,
+// CMYK and palettes converted), alpha left for the kernel to composite over white.
+// sharp (libvips) decodes PNG, JPEG, GIF, TIFF and WebP; BMP goes to our own reader.
+import sharp from 'sharp';
+import type { MediaFormat } from '../lib/detect.js';
+import { imageHashFromPixels } from '../lib/dhash.js';
+import { decodeBmp } from './bmp.js';
+
+/** Largest image accepted, in pixels (width x height as declared by the file). */
+export const MAX_IMAGE_PIXELS = 100_000_000;
+
+/**
+ * Shrink-on-load (opt-in, `shrinkOnLoad: true`): a large JPEG or WebP is decoded
+ * straight to (9 x 8) * SHRINK_MIN_CELL pixels (libjpeg's 1/2, 1/4, 1/8 DCT scaling,
+ * then libvips' triangle ("linear") reduction; libwebp's scaled decode), only when the
+ * picture is at least 3 times that size on both axes. bench/shrink-on-load.ts: on the
+ * dev corpus it changed the hash of about 29 % of large JPEGs (6 % by 2 bits or more)
+ * and saved about 25 % of the time, so it is off by default: decisions.md 3 wants the
+ * same bits from every implementation (docs/media.md).
+ */
+export const SHRINK_MIN_CELL = 32;
+
+export interface DecodedPixels {
+  width: number;
+  height: number;
+  channels: 1 | 3 | 4;
+  data: Uint8Array;
+}
+
+export interface ImageDecodeOptions {
+  /** Pixel cap (default MAX_IMAGE_PIXELS). */
+  maxPixels?: number;
+  /** Decode large JPEG/WebP at reduced size (default false: the hash may differ from a full decode). */
+  shrinkOnLoad?: boolean;
+  /** Override SHRINK_MIN_CELL (for the bench). */
+  shrinkMinCell?: number;
+  /** sharp's fastShrinkOnLoad: false leaves at least 2x for libvips' reduction (default false). */
+  fastShrinkOnLoad?: boolean;
+}
+
+export class ImageDecodeError extends Error {
+  override name = 'ImageDecodeError';
+}
+
+const SHARP_FORMATS: ReadonlySet<MediaFormat> = new Set(['png', 'jpeg', 'gif', 'tiff', 'webp']);
+
+
+/** Decodes `bytes` (of the detected `format`) to pixels ready for the dHash kernel. */
+export async function decodeImagePixels(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}): Promise<DecodedPixels> {
+  const maxPixels = options.maxPixels ?? MAX_IMAGE_PIXELS;
+  if (format === 'bmp') {
+    const bmp = decodeBmp(bytes, { maxPixels });
+    return bmp;
+  }
+  if (!SHARP_FORMATS.has(format)) throw new ImageDecodeError(`not an image format: ${format}`);
+
+  const input = { limitInputPixels: maxPixels, pages: 1, page: 0, autoOrient: true, failOn: 'warning' as const };
+  const meta = await sharp(bytes, input).metadata();
+  if (meta.width === undefined || meta.height === undefined) throw new ImageDecodeError('image has no dimensions');
+  if (meta.width * meta.height > maxPixels) throw new ImageDecodeError(`${meta.width}x${meta.height} exceeds the ${maxPixels}-pixel limit`);
+
+  let pipeline = sharp(bytes, input);
+  const grey = (meta.space === 'b-w' || meta.space === 'grey16') && !meta.hasAlpha;
+  pipeline = pipeline.toColourspace(grey ? 'b-w' : 'srgb');
+
+  if ((format === 'jpeg' || format === 'webp') && options.shrinkOnLoad === true) {
+    // meta.width/height are as stored; autoOrient swaps them for orientations 5-8.
+    const swap = (meta.orientation ?? 1) >= 5;
+    const w = swap ? meta.height : meta.width;
+    const h = swap ? meta.width : meta.height;
+    const cell = options.shrinkMinCell ?? SHRINK_MIN_CELL;
+    const [tw, th] = [9 * cell, 8 * cell];
+    if (w >= 3 * tw && h >= 3 * th) pipeline = pipeline.resize(tw, th, { fit: 'fill', fastShrinkOnLoad: options.fastShrinkOnLoad ?? false, kernel: 'linear' });
+  }
+
+  const { data, info } = await pipeline.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  const channels = info.channels;
+  if (channels !== 1 && channels !== 3 && channels !== 4) throw new ImageDecodeError(`unexpected ${channels}-channel output`);
+  return { width: info.width, height: info.height, channels, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+}
+
+/** The 8-byte ImagePHash of an image file's bytes. Throws when it cannot be decoded. */
+export async function decodeImageForHash(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}): Promise<Uint8Array> {
+  const px = await decodeImagePixels(bytes, format, options);
+  return imageHashFromPixels(px.data, px.width, px.height, px.channels);
+}

@@ -1,0 +1,159 @@
+// VideoPHash (decisions.md 3): the ImagePHash of one frame per second of the first
+// video stream, at t = 0.5 s, 1.5 s, ... (at most 120; a clip under 1 s gives its
+// middle frame), concatenated, 8 bytes per frame; bands as in videoBands below.
+//
+// ffmpeg picks the frames with its fps filter: after shifting timestamps by +0.5 s,
+// `fps=1:round=up` gives output slot n the last frame shown at or before n - 0.5 s,
+// and only picked frames are scaled (to VIDEO_FRAME_CELL pixels per hash cell, area
+// averaging) and converted to RGB; the triangle filter of the dHash kernel does the rest.
+import type { MediaFormat } from '../lib/detect.js';
+import type { Fingerprint } from '../lib/types.js';
+import { imageHashFromPixels } from '../lib/dhash.js';
+import { parseDuration, runFfmpeg } from './ffmpeg.js';
+
+export const MAX_VIDEO_FRAMES = 120;
+
+/**
+ * Pixels per 9x8 hash cell (on each side) of the frames ffmpeg outputs: 9m x 8m RGB.
+ * Measured against full-size frames in bench/video-frame-size.ts (docs/media.md).
+ */
+export const VIDEO_FRAME_CELL = 8;
+
+/** Largest decoded frame accepted, in pixels. */
+export const MAX_VIDEO_FRAME_PIXELS = 40_000_000;
+
+const DEMUXER: Partial<Record<MediaFormat, string>> = { mp4: 'mov', mkv: 'matroska', webm: 'matroska', avi: 'avi' };
+
+export interface VideoOptions {
+  /** ffmpeg's deadline per run (default 60 s). */
+  timeoutMs?: number;
+  /** Override VIDEO_FRAME_CELL; 0 keeps frames at full size (for measurements). */
+  frameCell?: number;
+}
+
+export class VideoDecodeError extends Error {
+  override name = 'VideoDecodeError';
+}
+
+interface Sampled {
+  hashes: Uint8Array;
+  duration: number | null;
+}
+
+async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: number, maxFrames: number, options: VideoOptions): Promise<Sampled> {
+  const cell = options.frameCell ?? VIDEO_FRAME_CELL;
+  const scale = cell > 0 ? `,scale=${9 * cell}:${8 * cell}:flags=area` : '';
+  const { stdout, stderr } = await runFfmpeg({
+    input,
+    demuxer,
+    inputArgs: ['-max_pixels', String(MAX_VIDEO_FRAME_PIXELS), '-t', String(MAX_VIDEO_FRAMES)],
+    outputArgs: [
+      '-map', '0:v:0', '-an', '-sn', '-dn',
+      '-vf', `setpts=PTS-STARTPTS+${shift}/TB,fps=fps=1:round=up${scale},format=rgb24`,
+      '-frames:v', String(maxFrames),
+      '-f', 'rawvideo', '-',
+    ],
+    timeoutMs: options.timeoutMs,
+    maxOutputBytes: cell > 0 ? maxFrames * 72 * cell * cell * 3 + 1 : 1 << 30,
+  });
+  const duration = parseDuration(stderr);
+  let width = 9 * cell;
+  let height = 8 * cell;
+  if (cell === 0) {
+    const m = /Video: rawvideo[^\n]*?, rgb24, (\d+)x(\d+)/.exec(stderr.slice(stderr.indexOf('Output #0')));
+    if (m === null) throw new VideoDecodeError('cannot read the frame size from ffmpeg');
+    width = Number(m[1]);
+    height = Number(m[2]);
+  }
+  const frameBytes = width * height * 3;
+  const frames = Math.floor(stdout.length / frameBytes);
+  const hashes = new Uint8Array(frames * 8);
+  for (let i = 0; i < frames; i++) {
+    const px = new Uint8Array(stdout.buffer, stdout.byteOffset + i * frameBytes, frameBytes);
+    hashes.set(imageHashFromPixels(px, width, height, 3), i * 8);
+  }
+  return { hashes, duration };
+}
+
+/** The concatenated frame hashes (8 bytes per sampled frame) of a video file. Throws when it cannot be decoded. */
+export async function videoFrameHashes(input: string | Uint8Array, format: MediaFormat, options: VideoOptions = {}): Promise<Uint8Array> {
+  const demuxer = DEMUXER[format];
+  if (demuxer === undefined) throw new VideoDecodeError(`not a video format: ${format}`);
+  const first = await sampleFrames(input, demuxer, 0.5, MAX_VIDEO_FRAMES, options);
+  const d = first.duration;
+  if (d !== null && d > 0 && d < 1) {
+    // Under a second: the one frame shown at d / 2.
+    const middle = await sampleFrames(input, demuxer, 1 - d / 2, 1, options);
+    if (middle.hashes.length > 0) return middle.hashes;
+  }
+  // The fps filter may flush one slot past the end; t = k + 0.5 must fall inside the clip.
+  const wanted = d !== null && d >= 1 ? Math.min(MAX_VIDEO_FRAMES, Math.ceil(d - 0.5)) : MAX_VIDEO_FRAMES;
+  const hashes = first.hashes.subarray(0, Math.min(first.hashes.length, wanted * 8));
+  if (hashes.length === 0) throw new VideoDecodeError('no video frame decoded');
+  return hashes;
+}
+
+// ---- Bands -----------------------------------------------------------------------
+//
+// Band i is a min-hash over the frames: each frame hash is cut down to BAND_BITS of its
+// 64 bits (a fixed random choice per band, so that a few flipped bits after
+// re-encoding spoil only some bands), mixed to 32 bits with a per-band seed, and the
+// band is the smallest value over all frames. Two copies share band i when the frame
+// that minimises it survives (trimming) with its sampled bits intact (re-encoding,
+// resizing). docs/media.md gives the measured recall and the collision rate.
+
+export const BAND_BITS = 12;
+
+/** BAND_BITS bit positions (0 = the first hash byte's most significant bit) per band, from a fixed seed. */
+export const BAND_POSITIONS: readonly (readonly number[])[] = (() => {
+  let state = 0x9e3779b9;
+  const next = () => {
+    state ^= state << 13; state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5; state >>>= 0;
+    return state;
+  };
+  const bands: number[][] = [];
+  for (let b = 0; b < 8; b++) {
+    const pool = Array.from({ length: 64 }, (_, i) => i);
+    for (let i = 63; i > 0; i--) {
+      const j = next() % (i + 1);
+      [pool[i], pool[j]] = [pool[j], pool[i]];
+    }
+    bands.push(pool.slice(0, BAND_BITS).sort((x, y) => x - y));
+  }
+  return bands;
+})();
+
+/** A 32-bit avalanche mix (murmur3's finalizer) of a key and a band seed. */
+function mix32(key: number, seed: number): number {
+  let h = (key ^ Math.imul(seed + 1, 0x9e3779b1)) >>> 0;
+  h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** The 8 bands of 4 bytes of a VideoPHash's frame hashes (8 bytes per frame). */
+export function videoBands(hashes: Uint8Array): number[][] {
+  if (hashes.length === 0 || hashes.length % 8 !== 0) throw new RangeError('frame hashes come in whole 8-byte units');
+  const bands: number[][] = [];
+  for (let b = 0; b < 8; b++) {
+    const positions = BAND_POSITIONS[b];
+    let min = 0xffffffff;
+    for (let f = 0; f < hashes.length; f += 8) {
+      let key = 0;
+      for (const p of positions) key = (key << 1) | ((hashes[f + (p >> 3)] >> (7 - (p & 7))) & 1);
+      const v = mix32(key, b);
+      if (v < min) min = v;
+    }
+    bands.push([min >>> 24, (min >>> 16) & 255, (min >>> 8) & 255, min & 255]);
+  }
+  return bands;
+}
+
+/** The VideoPHash fingerprint of a video file. Throws when it cannot be decoded. */
+export async function videoFingerprint(input: string | Uint8Array, format: MediaFormat, options: VideoOptions = {}): Promise<Fingerprint> {
+  const hashes = await videoFrameHashes(input, format, options);
+  return { hash_type: 'VideoPHash', hash_value: Array.from(hashes), bands: videoBands(hashes) };
+}

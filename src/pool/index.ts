@@ -1,0 +1,151 @@
+// The worker pool (decisions.md 1.2): Piscina threads that run the task files of
+// workers/ from their compiled JS (dist/workers/<name>.js), with a hard deadline per
+// task, a bounded queue, and a crash boundary: a task that hangs, crashes or runs out
+// of memory fails alone, and Piscina replaces its worker for the next task.
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import { packageRoot } from '../lib/wasm.js';
+import type { Fingerprint } from '../lib/types.js';
+
+export interface FingerprintPoolOptions {
+  /** Worker threads (default $PROVENANT_WORKERS, else the number of CPUs). */
+  workers?: number;
+  /** Deadline per task in ms (default 60000); the worker is terminated at it. */
+  taskTimeoutMs?: number;
+  /** Tasks waiting beyond the running ones before PoolBusyError (default 16 per worker). */
+  maxQueue?: number;
+  /** Heap limit per worker in MB (default 1024): a runaway decoder fails its task only. */
+  maxHeapMb?: number;
+}
+
+export interface FingerprintPool {
+  /** The fingerprint of a file's bytes; the bytes' ArrayBuffer is transferred (detached) when it is theirs alone. */
+  fingerprint(bytes: Uint8Array): Promise<Fingerprint | null>;
+  /** Runs the task file dist/workers/<taskName>.js with `payload`. */
+  run<R = unknown>(taskName: string, payload: unknown, transferList?: Transferable[]): Promise<R>;
+  /** Tasks waiting for a worker. */
+  readonly queueSize: number;
+  /** Waits for running tasks, then ends the workers. */
+  close(): Promise<void>;
+}
+
+export class PoolError extends Error {
+  override name = 'PoolError';
+  constructor(readonly code: 'timeout' | 'busy' | 'failed' | 'closed', message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The task ran past its deadline; its worker was terminated. */
+export class PoolTimeoutError extends PoolError {
+  override name = 'PoolTimeoutError';
+  declare readonly code: 'timeout';
+  constructor(taskName: string, ms: number) {
+    super('timeout', `${taskName} task ran past its ${ms} ms deadline and was stopped`);
+  }
+}
+
+/** The queue is full; nothing was started. */
+export class PoolBusyError extends PoolError {
+  override name = 'PoolBusyError';
+  declare readonly code: 'busy';
+  constructor() {
+    super('busy', 'the worker pool queue is full; try again later');
+  }
+}
+
+/** The task threw, or its worker crashed or ran out of memory. */
+export class PoolTaskError extends PoolError {
+  override name = 'PoolTaskError';
+  declare readonly code: 'failed';
+  constructor(taskName: string, cause: unknown) {
+    super('failed', `${taskName} task failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+function defaultWorkers(): number {
+  const env = process.env.PROVENANT_WORKERS;
+  if (env !== undefined && env !== '') {
+    const n = Number(env);
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`PROVENANT_WORKERS must be a positive integer, not "${env}"`);
+    return n;
+  }
+  return availableParallelism();
+}
+
+const TASK_NAME = /^[a-z][a-z0-9-]*$/;
+
+/** dist/workers/<name>.js under the package root; a clear error when it was not compiled. */
+function taskFile(name: string): string {
+  if (!TASK_NAME.test(name)) throw new RangeError(`bad task name "${name}"`);
+  const file = join(packageRoot, 'dist', 'workers', `${name}.js`);
+  if (!existsSync(file)) throw new Error(`provenant: ${file} is missing; run "npm run build:ts" to compile the workers`);
+  return file;
+}
+
+/** A whole ArrayBuffer that can be transferred: the view's own, or a copy when it shares one. */
+function ownBuffer(bytes: Uint8Array): ArrayBuffer {
+  const b = bytes.buffer;
+  if (b instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === b.byteLength) return b;
+  return bytes.slice().buffer as ArrayBuffer;
+}
+
+export function createFingerprintPool(options: FingerprintPoolOptions = {}): FingerprintPool {
+  const workers = options.workers ?? defaultWorkers();
+  const timeoutMs = options.taskTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const files = new Map<string, string>();
+  const fileFor = (name: string) => {
+    let f = files.get(name);
+    if (f === undefined) files.set(name, (f = taskFile(name)));
+    return f;
+  };
+  const piscina = new Piscina({
+    filename: fileFor('fingerprint'),
+    minThreads: Math.min(1, workers),
+    maxThreads: workers,
+    maxQueue: options.maxQueue ?? 16 * workers,
+    idleTimeout: 30_000,
+    resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1024 },
+  });
+  let closed = false;
+
+  async function run<R>(taskName: string, payload: unknown, transferList?: Transferable[]): Promise<R> {
+    if (closed) throw new PoolError('closed', 'the worker pool is closed');
+    const filename = fileFor(taskName);
+    if (piscina.queueSize >= piscina.options.maxQueue) throw new PoolBusyError();
+    const abort = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+    }, timeoutMs);
+    try {
+      return (await piscina.run(payload, { filename, signal: abort.signal, transferList: transferList as never })) as R;
+    } catch (e) {
+      if (timedOut) throw new PoolTimeoutError(taskName, timeoutMs);
+      if (e instanceof Error && e.message === 'Task queue is at limit') throw new PoolBusyError();
+      throw new PoolTaskError(taskName, e);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    fingerprint(bytes: Uint8Array): Promise<Fingerprint | null> {
+      const buffer = ownBuffer(bytes);
+      return run<Fingerprint | null>('fingerprint', { buffer }, [buffer]);
+    },
+    run,
+    get queueSize() {
+      return piscina.queueSize;
+    },
+    async close() {
+      closed = true;
+      await piscina.close();
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// The Koa application: app-level middleware in a fixed order, then the feature
+// routers, each under its prefix (STYLE.md 8: src/server/<feature>/routes.ts).
+import Koa from 'koa';
+import type { Router } from '@koa/router';
+import type { AppState } from './types.js';
+import { attachDeps, type ServerDeps } from './deps.js';
+import { accessLog, renderErrors, requestId } from './middleware.js';
+import { parseBody } from './body.js';
+import { opsRoutes } from './ops/routes.js';
+import { AUTH_PREFIX, authRoutes } from './auth/routes.js';
+import { DEVELOPER_PREFIX, developerRoutes } from './developer/routes.js';
+import { signItRoutes } from './signit/routes.js';
+
+/** Upload endpoints whose bodies stream raw (up to 50 MB) instead of being parsed as JSON. */
+export const RAW_UPLOAD_PATHS = ['/api/v1/sign-it/verify-file', '/api/v1/sign-it/fingerprint'] as const;
+
+/** [prefix, router factory] of every feature, in mount order. */
+const FEATURES: [string, (deps: ServerDeps) => Router][] = [
+  ['', opsRoutes],
+  [AUTH_PREFIX, authRoutes],
+  [DEVELOPER_PREFIX, developerRoutes],
+  ['/api/v1/sign-it', signItRoutes],
+];
+
+export function createApp(deps: ServerDeps): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false });
+  attachDeps(app, deps);
+  // Errors are rendered by renderErrors; Koa's own handler would only log them again.
+  app.silent = true;
+  app.on('error', (err: Error) => deps.log.error('koa error', { error: err.message, stack: err.stack }));
+
+  app.use(requestId());
+  app.use(accessLog(deps.log, deps.metrics));
+  app.use(renderErrors(deps.log));
+  app.use(parseBody({ rawPaths: RAW_UPLOAD_PATHS }));
+
+  for (const [prefix, make] of FEATURES) {
+    const router = make(deps);
+    if (prefix) router.prefix(prefix);
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true }));
+  }
+  return app;
+}

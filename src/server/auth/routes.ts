@@ -1,0 +1,60 @@
+// /api/v1/auth: register, login, me, vault challenge login, agent linking (decisions.md 5).
+import { Router } from '@koa/router';
+import type { ServerDeps } from '../deps.js';
+import { rateLimit } from '../ratelimit.js';
+import { parseInput } from '../validate.js';
+import { requireAuth } from './middleware.js';
+import { challengeBody, loginBody, patchMeBody, registerBody, signedChallengeBody } from './schema.js';
+import * as auth from './service.js';
+
+export const AUTH_PREFIX = '/api/v1/auth';
+
+export function authRoutes(deps: ServerDeps): Router {
+  const router = new Router();
+  const minute = 60_000;
+
+  router.post('/register', rateLimit(deps, { name: 'auth_register', max: 30, durationMs: minute }), async (ctx) => {
+    const body = parseInput(registerBody, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = await auth.register(deps, body);
+  });
+
+  router.post('/login', rateLimit(deps, { name: 'auth_login', max: 30, durationMs: minute }), async (ctx) => {
+    const body = parseInput(loginBody, ctx.request.body);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await auth.login(deps, body);
+  });
+
+  router.get('/me', requireAuth(), async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { user: await auth.me(deps, ctx.state.auth!.userId) };
+  });
+
+  router.patch('/me', requireAuth(), async (ctx) => {
+    const body = parseInput(patchMeBody, ctx.request.body);
+    const { user } = await auth.updateMe(deps, ctx.state.auth!.userId, body);
+    ctx.body = { user };
+  });
+
+  router.post('/vault/challenge', rateLimit(deps, { name: 'auth_vault', max: 60, durationMs: minute }), async (ctx) => {
+    const body = (ctx.request.body ?? {}) as { agent_pub_key?: unknown };
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await auth.issueChallenge(deps, parseInput(challengeBody.partial(), body).agent_pub_key);
+  });
+
+  router.post('/vault/token', rateLimit(deps, { name: 'auth_vault', max: 60, durationMs: minute }), async (ctx) => {
+    const body = parseInput(signedChallengeBody, ctx.request.body);
+    const { created, ...session } = await auth.vaultLogin(deps, body);
+    ctx.status = created ? 201 : 200;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = session;
+  });
+
+  router.post('/agents', requireAuth(), async (ctx) => {
+    const body = parseInput(signedChallengeBody, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = { user: await auth.linkAgent(deps, ctx.state.auth!.userId, body) };
+  });
+
+  return router;
+}

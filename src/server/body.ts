@@ -1,0 +1,106 @@
+// Request bodies. `parseBody` (app-level) reads JSON (and, for OAuth clients,
+// x-www-form-urlencoded) bodies up to a limit into `ctx.request.body`; upload routes
+// listed in `rawPaths` are left unread so they can stream with `readRawBody`.
+import type { Context, Next } from 'koa';
+import { ApiError } from './errors.js';
+
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON (or form) body; undefined when there was none or it was not parsed. */
+    body?: unknown;
+  }
+}
+
+export const JSON_LIMIT_BYTES = 1024 * 1024;
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError('payload_too_large', `The body is larger than ${limit} bytes.`, { limit }, { Connection: 'close' });
+}
+
+/**
+ * Reads the whole request body, failing with 413 payload_too_large as soon as the
+ * declared length or the bytes received exceed `limitBytes` (nothing more is buffered).
+ */
+export async function readRawBody(ctx: Context, limitBytes: number): Promise<Buffer> {
+  const declared = Number(ctx.get('content-length') || NaN);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    ctx.req.resume(); // drain without buffering so the 413 can be written
+    throw tooLarge(limitBytes);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return new Promise<Buffer>((resolve, reject) => {
+    const req = ctx.req;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
+        cleanup();
+        chunks.length = 0;
+        req.resume();
+        reject(tooLarge(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const onAborted = () => {
+      cleanup();
+      reject(new ApiError('invalid_request', 'The request body was aborted.'));
+    };
+    function cleanup() {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+    }
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
+}
+
+function formBody(text: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const prev = out[key];
+    out[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+  }
+  return out;
+}
+
+export interface BodyOptions {
+  limitBytes?: number;
+  /** Exact paths whose bodies are raw uploads: never read here. */
+  rawPaths?: readonly string[];
+}
+
+/** JSON for `application/json`, `*+json`, `text/plain` or no content type; forms for urlencoded. */
+export function parseBody(options: BodyOptions = {}) {
+  const limit = options.limitBytes ?? JSON_LIMIT_BYTES;
+  const raw = new Set(options.rawPaths ?? []);
+  return async function parseBodyMiddleware(ctx: Context, next: Next): Promise<void> {
+    if (raw.has(ctx.path) || !ctx.request.length && !ctx.get('transfer-encoding')) return next();
+    const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+    const isForm = type === 'application/x-www-form-urlencoded';
+    const isJson = type === '' || type === 'application/json' || type.endsWith('+json') || type === 'text/plain';
+    if (!isForm && !isJson) return next();
+    const text = (await readRawBody(ctx, limit)).toString('utf8');
+    if (isForm) ctx.request.body = formBody(text);
+    else if (text.trim() !== '') {
+      try {
+        ctx.request.body = JSON.parse(text);
+      } catch {
+        throw new ApiError('invalid_request', 'The body is not valid JSON.');
+      }
+    }
+    return next();
+  };
+}

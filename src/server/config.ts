@@ -1,0 +1,151 @@
+// Configuration by environment variables (decisions.md 10), validated once at start:
+// a bad value throws ConfigError with one line naming the variable.
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute path: the SQLite database, generated secrets (secrets/), mail outbox (outbox/). */
+  dataDir: string;
+  /** Public base URL without a trailing slash; the OAuth issuer. */
+  baseUrl: string;
+  /** False when PROVENANT_BASE_URL was not set (serve.ts then fills in the bound port). */
+  baseUrlFromEnv: boolean;
+  /** Per-IP rate limits on (`PROVENANT_RATE_LIMIT=on`) or off. */
+  rateLimit: boolean;
+  /** Number of proxies whose X-Forwarded-For entry is trusted (from the right). */
+  trustProxy: number;
+  /** `smtp://host:port` (or smtps://); null writes relayed mail to $dataDir/outbox/*.eml. */
+  smtpUrl: string | null;
+  mailFrom: string;
+  /** Tests only: webhooks may reach loopback/private addresses. */
+  webhookAllowPrivate: boolean;
+  workers: number;
+  /** `host:port` list for resolving webhook hosts; empty = the system resolver. */
+  dnsServers: string[];
+  /** The ffmpeg binary; null = the one from @ffmpeg-installer/ffmpeg. */
+  ffmpegPath: string | null;
+  /** Our addition: the request log's level (`silent` in tests). */
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** The value of `name`, treating unset and empty (after trimming) alike. */
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const text = read(env, name);
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new ConfigError(name, `expected an integer from ${min} to ${max}, got "${text}"`);
+  }
+  return Number(text);
+}
+
+function choice<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const text = read(env, name)?.toLowerCase();
+  if (text === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(text)) {
+    throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${text}"`);
+  }
+  return text as T;
+}
+
+function flag(env: Env, name: string, fallback: boolean, yes: string, no: string): boolean {
+  const text = read(env, name)?.toLowerCase();
+  if (text === undefined) return fallback;
+  if (text === yes || text === 'true') return true;
+  if (text === no || text === 'false') return false;
+  throw new ConfigError(name, `expected ${yes} or ${no}, got "${text}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): URL | undefined {
+  const text = read(env, name);
+  if (text === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw new ConfigError(name, `not a URL: "${text}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL, got "${text}"`);
+  }
+  return parsed;
+}
+
+const HOST = /^[A-Za-z0-9.:[\]_-]+$/;
+const EMAIL = /^[^\s@<>]+@[^\s@<>]+$/;
+const HOST_PORT = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+
+  const host = read(env, 'HOST') ?? '0.0.0.0';
+  if (!HOST.test(host)) throw new ConfigError('HOST', `not a host name or address: "${host}"`);
+
+  const dataDir = resolve(read(env, 'PROVENANT_DATA_DIR') ?? './data');
+
+  const base = url(env, 'PROVENANT_BASE_URL', ['http:', 'https:']);
+  if (base && (base.search || base.hash || base.username || base.password)) {
+    throw new ConfigError('PROVENANT_BASE_URL', 'must not carry a query, fragment or credentials');
+  }
+  const baseUrl = base ? base.href.replace(/\/+$/, '') : `http://localhost:${port}`;
+
+  const rateLimit = flag(env, 'PROVENANT_RATE_LIMIT', true, 'on', 'off');
+  const trustProxy = integer(env, 'PROVENANT_TRUST_PROXY', 0, 0, 10);
+  const smtp = url(env, 'PROVENANT_SMTP_URL', ['smtp:', 'smtps:']);
+
+  const mailFrom = read(env, 'PROVENANT_MAIL_FROM') ?? 'relay@localhost';
+  if (!EMAIL.test(mailFrom)) throw new ConfigError('PROVENANT_MAIL_FROM', `not an e-mail address: "${mailFrom}"`);
+
+  const webhookAllowPrivate = flag(env, 'PROVENANT_WEBHOOK_ALLOW_PRIVATE', false, '1', '0');
+  const workers = integer(env, 'PROVENANT_WORKERS', Math.max(1, availableParallelism()), 1, 256);
+
+  const dnsText = read(env, 'PROVENANT_DNS_SERVERS');
+  const dnsServers = dnsText === undefined ? [] : dnsText.split(',').map((s) => s.trim());
+  for (const server of dnsServers) {
+    const m = HOST_PORT.exec(server);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > 65535) {
+      throw new ConfigError('PROVENANT_DNS_SERVERS', `expected host:port[,host:port...], got "${dnsText}"`);
+    }
+  }
+
+  const ffmpegPath = read(env, 'FFMPEG_PATH') ?? null;
+  const logLevel = choice(env, 'PROVENANT_LOG_LEVEL', 'info', LOG_LEVELS);
+
+  return {
+    port,
+    host,
+    dataDir,
+    baseUrl,
+    baseUrlFromEnv: base !== undefined,
+    rateLimit,
+    trustProxy,
+    smtpUrl: smtp ? smtp.href : null,
+    mailFrom,
+    webhookAllowPrivate,
+    workers,
+    dnsServers,
+    ffmpegPath,
+    logLevel,
+  };
+}

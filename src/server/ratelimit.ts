@@ -1,0 +1,151 @@
+// Per-IP rate limits (spec section 8) with koa-ratelimit's memory driver over a
+// bounded map, so the number of remembered client addresses cannot grow without
+// bound. 429 body `{error: "rate_limited", message, retry_after}` with Retry-After
+// and X-RateLimit-Limit/Remaining/Reset (epoch seconds) (decisions.md 9).
+import type { Context, Middleware, Next } from 'koa';
+import koaRatelimit from 'koa-ratelimit';
+import ipaddr from 'ipaddr.js';
+import type { ServerDeps } from './deps.js';
+import { ApiError } from './errors.js';
+
+/** A limiter entry as koa-ratelimit's memory driver keeps it (`reset` in epoch seconds). */
+interface LimitEntry {
+  reset: number;
+  remaining: number;
+  total: number;
+}
+
+/**
+ * A Map that keeps at most `maxEntries` keys: every set moves its key to the end, expired
+ * entries (reset in the past) are dropped from the front, and past the bound the oldest
+ * window is evicted. With one duration per map, insertion order is expiry order, so
+ * both sweeps only ever look at the front. Eviction under a flood of addresses gives the
+ * evicted (oldest) client a fresh window: the price of bounded memory.
+ */
+export class BoundedLimitMap<V extends { reset?: number } = LimitEntry> extends Map<string, V> {
+  constructor(
+    readonly maxEntries: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    super();
+    if (!(maxEntries >= 1)) throw new RangeError('maxEntries must be at least 1');
+  }
+
+  override set(key: string, value: V): this {
+    // Map's constructor calls set before fields exist; nothing to bound yet then.
+    if (this.maxEntries === undefined) return super.set(key, value);
+    super.delete(key);
+    super.set(key, value);
+    this.sweep();
+    return this;
+  }
+
+  /** Drops expired entries from the front, then the oldest beyond the bound. */
+  sweep(): void {
+    const nowSeconds = this.now() / 1000;
+    for (const [key, entry] of this) {
+      if (this.size > this.maxEntries || (typeof entry.reset === 'number' && entry.reset < nowSeconds)) super.delete(key);
+      else break;
+    }
+  }
+}
+
+/** The client address: the socket's, or with `trustProxy` hops the Nth X-Forwarded-For entry from the right. */
+export function clientIp(ctx: Pick<Context, 'get' | 'socket'>, trustProxy: number): string {
+  const socketIp = normalizeIp(ctx.socket.remoteAddress ?? '');
+  if (trustProxy <= 0) return socketIp;
+  const forwarded = ctx
+    .get('x-forwarded-for')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (forwarded.length === 0) return socketIp;
+  // Hop 1 is the entry our own proxy appended (rightmost); fewer entries than hops: the leftmost.
+  const entry = forwarded[Math.max(0, forwarded.length - trustProxy)];
+  return ipaddr.isValid(entry) ? normalizeIp(entry) : socketIp;
+}
+
+function normalizeIp(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const parsed = ipaddr.parse(ip);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    return (parsed as ipaddr.IPv6).toIPv4Address().toString();
+  }
+  return parsed.toString();
+}
+
+export interface RateLimitOptions {
+  /** Limits with the same name share one window per client (per app). */
+  name: string;
+  max: number;
+  durationMs: number;
+  /** Bound on remembered clients for this limit (default 100,000). */
+  maxClients?: number;
+  /** The client key; default the client IP. */
+  key?: (ctx: Context) => string;
+}
+
+const mapsByDeps = new WeakMap<object, Map<string, BoundedLimitMap>>();
+
+function mapFor(deps: ServerDeps, name: string, maxClients: number): BoundedLimitMap {
+  let maps = mapsByDeps.get(deps);
+  if (!maps) mapsByDeps.set(deps, (maps = new Map()));
+  let map = maps.get(name);
+  if (!map) maps.set(name, (map = new BoundedLimitMap(maxClients)));
+  return map;
+}
+
+/** The limiter map behind a named limit (tests and metrics). */
+export function rateLimitStore(deps: ServerDeps, name: string): BoundedLimitMap | undefined {
+  return mapsByDeps.get(deps)?.get(name);
+}
+
+/** Per-client rate limit middleware for a feature route; a no-op when PROVENANT_RATE_LIMIT=off. */
+export function rateLimit(deps: ServerDeps, options: RateLimitOptions): Middleware {
+  if (!deps.config.rateLimit) return async (_ctx: Context, next: Next) => next();
+  const db = mapFor(deps, options.name, options.maxClients ?? 100_000);
+  const key = options.key ?? ((ctx: Context) => clientIp(ctx, deps.config.trustProxy));
+  const limiter = koaRatelimit({
+    driver: 'memory',
+    db,
+    namespace: options.name,
+    duration: options.durationMs,
+    max: options.max,
+    id: key,
+  });
+  return async function rateLimitMiddleware(ctx: Context, next: Next): Promise<void> {
+    let passed = false;
+    await limiter(ctx, async () => {
+      passed = true;
+      fixResetHeader(ctx);
+      await next();
+    });
+    if (passed) return;
+    fixResetHeader(ctx);
+    const reset = Number(ctx.response.get('X-RateLimit-Reset'));
+    const retryAfter = Math.max(1, Math.ceil(reset - Date.now() / 1000));
+    throw new ApiError(
+      'rate_limited',
+      `Rate limit of ${options.max} requests per ${formatDuration(options.durationMs)} exceeded; retry in ${retryAfter} s.`,
+      { retry_after: retryAfter },
+      {
+        'Retry-After': String(retryAfter),
+        'X-RateLimit-Limit': String(options.max),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': String(reset),
+      },
+    );
+  };
+}
+
+// koa-ratelimit's memory driver reports fractional seconds; the contract says epoch seconds.
+function fixResetHeader(ctx: Context): void {
+  const reset = Number(ctx.response.get('X-RateLimit-Reset'));
+  if (Number.isFinite(reset) && reset > 0) ctx.set('X-RateLimit-Reset', String(Math.ceil(reset)));
+}
+
+function formatDuration(ms: number): string {
+  if (ms % 3_600_000 === 0) return ms === 3_600_000 ? 'hour' : `${ms / 3_600_000} hours`;
+  if (ms % 60_000 === 0) return ms === 60_000 ? 'minute' : `${ms / 60_000} minutes`;
+  return `${ms / 1000} s`;
+}

@@ -1,0 +1,429 @@
+// Signature records, revocations, thumbnails and the event outbox (decisions.md 2, 6, 8).
+//
+// Records are immutable: a row is inserted once and never updated; revocations and
+// thumbnails are rows of their own linked by action hash. Quota is counted from the
+// stored rows of the period inside the same `BEGIN IMMEDIATE` transaction as the
+// insert, so concurrent signs never overshoot a limit. The store knows the counting,
+// not the rules: the caller's `decide` callback turns the counts into a charge.
+import canonicalize from 'canonicalize';
+import type { Db, Queryable } from './db.js';
+import type { SignatureRecord } from '../lib/records.js';
+
+export type Pool = 'personal' | 'org';
+export type SignatureSource = 'rest' | 'vault';
+
+export interface Revocation {
+  reason: string | null;
+  revoked_at: number;
+  /** The agent key that signed the revocation (the record's signer). */
+  signer: string;
+  /** base64 Ed25519 over canonicalRevocationBytes({action_hash, reason, revoked_at, signer}). */
+  signature: string;
+}
+
+/** The signer's profile as stored, for the public fields of spec 2.1 (gated by public_fields). */
+export interface SignerProfile {
+  display_name: string | null;
+  username: string | null;
+  profile_picture: string | null;
+  public_fields: string[];
+}
+
+export interface StoredSignature {
+  seq: number;
+  action_hash: string;
+  record: SignatureRecord;
+  signature: string;
+  user_id: string;
+  app_id: string | null;
+  source: SignatureSource;
+  published_at: number;
+  pool: Pool;
+  org_id: string | null;
+  overage: boolean;
+  revocation: Revocation | null;
+  thumbnail: string | null;
+  /** The profile of the account that holds the signer's key now (or made the record). */
+  profile: SignerProfile | null;
+}
+
+/** A signed record ready to store. */
+export interface NewSignature {
+  record: SignatureRecord;
+  signature: string;
+  action_hash: string;
+  userId: string;
+  appId: string | null;
+  source: SignatureSource;
+}
+
+/** Signs counted in the period, read inside the insert transaction. */
+export interface PoolUsage {
+  /** Signs charged to the user's personal quota. */
+  personalUsed: number;
+  /** Signs charged to the org pool (null when no org is involved). */
+  orgUsed: number | null;
+  /** Of those, signs beyond the org's included amount. */
+  orgOverage: number | null;
+}
+
+/** Where a write is charged: the pool and, per record, whether it is overage. */
+export interface ChargeDecision {
+  pool: Pool;
+  orgId: string | null;
+  /** One flag per record, in order; true = beyond a paid org tier's included signs. */
+  overage: boolean[];
+}
+
+export interface Charge {
+  /** Whose personal quota is counted. */
+  userId: string;
+  /** The sponsoring org pool, if any. */
+  orgId: string | null;
+  /** The quota period: [start, end) in Unix ms. */
+  periodStart: number;
+  periodEnd: number;
+  /** Turns the counts into a charge; throws to refuse (nothing is written then). */
+  decide(usage: PoolUsage, requested: number): ChargeDecision;
+}
+
+/** A row for the webhook dispatcher (decisions.md 8), written with its cause. */
+export interface OutboxEvent {
+  appId: string;
+  type: string;
+  /** The event-specific fields of spec 6 (the dispatcher adds `event` and `timestamp`). */
+  payload: Record<string, unknown>;
+}
+
+export interface NewRevocation extends Revocation {
+  action_hash: string;
+  source: SignatureSource;
+  appId: string | null;
+}
+
+/** A fingerprinted record, for the perceptual match index (the matching issue). */
+export interface FingerprintedSignature {
+  seq: number;
+  action_hash: string;
+  record: SignatureRecord;
+  revoked: boolean;
+}
+
+/**
+ * Observers of writes, told after the transaction commits: the verify cache, and the
+ * perceptual match index (it subscribes to `stored` and `revoked`).
+ */
+export interface SignatureObserver {
+  stored?(signatures: readonly StoredSignature[]): void;
+  revoked?(actionHash: string, fileHash: string, revocation: Revocation): void;
+  thumbnail?(actionHash: string, fileHash: string): void;
+}
+
+export interface SignaturesStore {
+  /**
+   * Counts the period's usage, lets `charge.decide` choose the pool (or refuse by
+   * throwing), inserts every record and the outbox rows: all in one transaction, all
+   * or nothing. Returns the decision.
+   */
+  insertSignatures(rows: readonly NewSignature[], charge: Charge, events?: readonly OutboxEvent[]): Promise<ChargeDecision>;
+  /** Usage of the period, read on the reader (for quota displays; signing recounts inside its transaction). */
+  countUsage(userId: string, orgId: string | null, periodStart: number, periodEnd: number): Promise<PoolUsage>;
+  get(actionHash: string): Promise<StoredSignature | undefined>;
+  /** Every record of a file, oldest first, with revocation and signer profile. */
+  findByFileHash(fileHash: string): Promise<StoredSignature[]>;
+  /** Records of the given signers, oldest first. */
+  findBySigners(agentKeys: readonly string[]): Promise<StoredSignature[]>;
+  /** Records made by the user or signed by any agent key linked to the user, newest first. */
+  findForUser(userId: string): Promise<StoredSignature[]>;
+  /**
+   * Stores a revocation and its outbox rows in one transaction. 'unknown' when no such
+   * record exists, 'already_revoked' when it has one.
+   */
+  insertRevocation(revocation: NewRevocation, events?: readonly OutboxEvent[]): Promise<'revoked' | 'unknown' | 'already_revoked'>;
+  /** Sets (or replaces) the thumbnail of a record. False when the record is unknown. */
+  setThumbnail(actionHash: string, dataUri: string, now: number): Promise<boolean>;
+  /** Fingerprinted records after `afterSeq` in insertion order: the match index's initial load. */
+  listFingerprinted(afterSeq: number, limit: number): Promise<FingerprintedSignature[]>;
+  /** Undelivered outbox rows, oldest first (for the webhook dispatcher). */
+  pendingEvents(limit: number): Promise<{ id: number; app_id: string; type: string; payload: Record<string, unknown>; created_at: number }[]>;
+  markEventDispatched(id: number, now: number): Promise<void>;
+  /** Registers an observer; returns the function that removes it. */
+  subscribe(observer: SignatureObserver): () => void;
+}
+
+interface SignatureRow {
+  seq: number;
+  action_hash: string;
+  record: string;
+  signature: string;
+  user_id: string;
+  app_id: string | null;
+  source: SignatureSource;
+  published_at: number;
+  pool: Pool;
+  org_id: string | null;
+  overage: number;
+  r_reason: string | null;
+  r_revoked_at: number | null;
+  r_signer: string | null;
+  r_signature: string | null;
+  thumbnail: string | null;
+  p_display_name: string | null;
+  p_username: string | null;
+  p_profile_picture: string | null;
+  p_public_fields: string | null;
+}
+
+const SELECT = `
+  SELECT s.seq, s.action_hash, s.record, s.signature, s.user_id, s.app_id, s.source, s.published_at,
+         s.pool, s.org_id, s.overage,
+         r.reason AS r_reason, r.revoked_at AS r_revoked_at, r.signer AS r_signer, r.signature AS r_signature,
+         t.data AS thumbnail,
+         u.display_name AS p_display_name, u.username AS p_username, u.profile_picture AS p_profile_picture,
+         u.public_fields AS p_public_fields
+  FROM signatures s
+  LEFT JOIN revocations r ON r.action_hash = s.action_hash
+  LEFT JOIN thumbnails t ON t.action_hash = s.action_hash
+  LEFT JOIN agents a ON a.agent_key = s.signer
+  LEFT JOIN users u ON u.id = COALESCE(a.user_id, s.user_id)`;
+
+function parsePublicFields(text: string | null): string[] {
+  if (text === null) return [];
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function fromRow(row: SignatureRow): StoredSignature {
+  return {
+    seq: row.seq,
+    action_hash: row.action_hash,
+    record: JSON.parse(row.record) as SignatureRecord,
+    signature: row.signature,
+    user_id: row.user_id,
+    app_id: row.app_id,
+    source: row.source,
+    published_at: row.published_at,
+    pool: row.pool,
+    org_id: row.org_id,
+    overage: row.overage === 1,
+    revocation:
+      row.r_revoked_at === null
+        ? null
+        : { reason: row.r_reason, revoked_at: row.r_revoked_at, signer: row.r_signer ?? '', signature: row.r_signature ?? '' },
+    thumbnail: row.thumbnail,
+    profile:
+      row.p_public_fields === null
+        ? null
+        : {
+            display_name: row.p_display_name,
+            username: row.p_username,
+            profile_picture: row.p_profile_picture,
+            public_fields: parsePublicFields(row.p_public_fields),
+          },
+  };
+}
+
+async function countUsageOn(q: Queryable, userId: string, orgId: string | null, start: number, end: number): Promise<PoolUsage> {
+  const personal = await q.get<{ n: number }>(
+    `SELECT COUNT(*) AS n FROM signatures WHERE pool = 'personal' AND user_id = ? AND published_at >= ? AND published_at < ?`,
+    [userId, start, end],
+  );
+  if (orgId === null) return { personalUsed: personal?.n ?? 0, orgUsed: null, orgOverage: null };
+  const org = await q.get<{ n: number; overage: number | null }>(
+    `SELECT COUNT(*) AS n, SUM(overage) AS overage FROM signatures WHERE pool = 'org' AND org_id = ? AND published_at >= ? AND published_at < ?`,
+    [orgId, start, end],
+  );
+  return { personalUsed: personal?.n ?? 0, orgUsed: org?.n ?? 0, orgOverage: org?.overage ?? 0 };
+}
+
+const INSERT_SIGNATURE = `INSERT INTO signatures
+  (action_hash, file_hash, signer, signed_at, intent, supersedes, has_fingerprint, record, signature,
+   user_id, app_id, source, published_at, pool, org_id, overage)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+async function insertEvents(q: Queryable, events: readonly OutboxEvent[], now: number): Promise<void> {
+  for (const e of events) {
+    await q.run('INSERT INTO event_outbox (app_id, type, payload, created_at) VALUES (?, ?, ?, ?)', [
+      e.appId,
+      e.type,
+      JSON.stringify(e.payload),
+      now,
+    ]);
+  }
+}
+
+export function createSqliteSignaturesStore(db: Db): SignaturesStore {
+  const observers = new Set<SignatureObserver>();
+  const notify = (fn: (o: SignatureObserver) => void): void => {
+    for (const o of observers) {
+      try {
+        fn(o);
+      } catch {
+        // an observer's failure must not turn a committed write into an error
+      }
+    }
+  };
+
+  return {
+    async insertSignatures(rows, charge, events = []) {
+      const publishedAt = Date.now();
+      const seqs: number[] = [];
+      const decision = await db.transaction(async (tx) => {
+        const usage = await countUsageOn(tx, charge.userId, charge.orgId, charge.periodStart, charge.periodEnd);
+        const d = charge.decide(usage, rows.length);
+        seqs.length = 0;
+        for (let i = 0; i < rows.length; i++) {
+          const s = rows[i];
+          const text = canonicalize(s.record);
+          if (text === undefined) throw new TypeError('record is not JSON');
+          const { lastID } = await tx.run(INSERT_SIGNATURE, [
+            s.action_hash,
+            s.record.file_hash,
+            s.record.signer,
+            s.record.signed_at,
+            s.record.intent,
+            s.record.supersedes,
+            s.record.perceptual_hash === null ? 0 : 1,
+            text,
+            s.signature,
+            s.userId,
+            s.appId,
+            s.source,
+            publishedAt,
+            d.pool,
+            d.pool === 'org' ? d.orgId : null,
+            d.overage[i] ? 1 : 0,
+          ]);
+          seqs.push(lastID);
+        }
+        await insertEvents(tx, events, publishedAt);
+        return d;
+      });
+      const stored: StoredSignature[] = rows.map((s, i) => ({
+        seq: seqs[i],
+        action_hash: s.action_hash,
+        record: s.record,
+        signature: s.signature,
+        user_id: s.userId,
+        app_id: s.appId,
+        source: s.source,
+        published_at: publishedAt,
+        pool: decision.pool,
+        org_id: decision.pool === 'org' ? decision.orgId : null,
+        overage: decision.overage[i] === true,
+        revocation: null,
+        thumbnail: null,
+        profile: null,
+      }));
+      notify((o) => o.stored?.(stored));
+      return decision;
+    },
+
+    countUsage(userId, orgId, start, end) {
+      return countUsageOn(db, userId, orgId, start, end);
+    },
+
+    async get(actionHash) {
+      const row = await db.get<SignatureRow>(`${SELECT} WHERE s.action_hash = ?`, [actionHash]);
+      return row === undefined ? undefined : fromRow(row);
+    },
+
+    async findByFileHash(fileHash) {
+      const rows = await db.all<SignatureRow>(`${SELECT} WHERE s.file_hash = ? ORDER BY s.signed_at, s.seq`, [fileHash]);
+      return rows.map(fromRow);
+    },
+
+    async findBySigners(agentKeys) {
+      if (agentKeys.length === 0) return [];
+      const marks = agentKeys.map(() => '?').join(', ');
+      const rows = await db.all<SignatureRow>(`${SELECT} WHERE s.signer IN (${marks}) ORDER BY s.signed_at, s.seq`, [...agentKeys]);
+      return rows.map(fromRow);
+    },
+
+    async findForUser(userId) {
+      const rows = await db.all<SignatureRow>(
+        `${SELECT} WHERE s.user_id = ? OR s.signer IN (SELECT agent_key FROM agents WHERE user_id = ?)
+         ORDER BY s.signed_at DESC, s.seq DESC`,
+        [userId, userId],
+      );
+      return rows.map(fromRow);
+    },
+
+    async insertRevocation(rev, events = []) {
+      const now = Date.now();
+      const outcome = await db.transaction(async (tx) => {
+        const found = await tx.get<{ file_hash: string; revoked: number | null }>(
+          `SELECT s.file_hash, r.revoked_at AS revoked FROM signatures s
+           LEFT JOIN revocations r ON r.action_hash = s.action_hash WHERE s.action_hash = ?`,
+          [rev.action_hash],
+        );
+        if (found === undefined) return { status: 'unknown' as const, fileHash: '' };
+        if (found.revoked !== null) return { status: 'already_revoked' as const, fileHash: found.file_hash };
+        await tx.run(
+          `INSERT INTO revocations (action_hash, signer, reason, revoked_at, signature, source, app_id, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          [rev.action_hash, rev.signer, rev.reason, rev.revoked_at, rev.signature, rev.source, rev.appId, now],
+        );
+        await insertEvents(tx, events, now);
+        return { status: 'revoked' as const, fileHash: found.file_hash };
+      });
+      if (outcome.status === 'revoked') {
+        const { reason, revoked_at, signer, signature } = rev;
+        notify((o) => o.revoked?.(rev.action_hash, outcome.fileHash, { reason, revoked_at, signer, signature }));
+      }
+      return outcome.status;
+    },
+
+    async setThumbnail(actionHash, dataUri, now) {
+      const fileHash = await db.transaction(async (tx) => {
+        const found = await tx.get<{ file_hash: string }>('SELECT file_hash FROM signatures WHERE action_hash = ?', [actionHash]);
+        if (found === undefined) return null;
+        await tx.run(
+          `INSERT INTO thumbnails (action_hash, data, set_at) VALUES (?, ?, ?)
+           ON CONFLICT (action_hash) DO UPDATE SET data = excluded.data, set_at = excluded.set_at`,
+          [actionHash, dataUri, now],
+        );
+        return found.file_hash;
+      });
+      if (fileHash === null) return false;
+      notify((o) => o.thumbnail?.(actionHash, fileHash));
+      return true;
+    },
+
+    async listFingerprinted(afterSeq, limit) {
+      const rows = await db.all<{ seq: number; action_hash: string; record: string; revoked: number | null }>(
+        `SELECT s.seq, s.action_hash, s.record, r.revoked_at AS revoked FROM signatures s
+         LEFT JOIN revocations r ON r.action_hash = s.action_hash
+         WHERE s.has_fingerprint = 1 AND s.seq > ? ORDER BY s.seq LIMIT ?`,
+        [afterSeq, limit],
+      );
+      return rows.map((r) => ({
+        seq: r.seq,
+        action_hash: r.action_hash,
+        record: JSON.parse(r.record) as SignatureRecord,
+        revoked: r.revoked !== null,
+      }));
+    },
+
+    async pendingEvents(limit) {
+      const rows = await db.all<{ id: number; app_id: string; type: string; payload: string; created_at: number }>(
+        'SELECT id, app_id, type, payload, created_at FROM event_outbox WHERE dispatched_at IS NULL ORDER BY id LIMIT ?',
+        [limit],
+      );
+      return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) as Record<string, unknown> }));
+    },
+
+    async markEventDispatched(id, now) {
+      await db.run('UPDATE event_outbox SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL', [now, id]);
+    },
+
+    subscribe(observer) {
+      observers.add(observer);
+      return () => observers.delete(observer);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// A real server for tests: fresh temp data directory, real SQLite file, port 0 on
+// 127.0.0.1, rate limits on unless overridden, logging silent.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/server/config.js';
+import type { ServerDeps } from '../../src/server/deps.js';
+import { startServer } from '../../src/server/serve.js';
+
+export interface TestUser {
+  token: string;
+  user: { id: string; email: string | null; [key: string]: unknown };
+}
+
+export interface TestServer {
+  url: string;
+  deps: ServerDeps;
+  dataDir: string;
+  close(): Promise<void>;
+  /** Registers (POST /api/v1/auth/register) a user; a unique e-mail when none is given. */
+  register(email?: string, opts?: { password?: string; display_name?: string; username?: string }): Promise<TestUser>;
+}
+
+let counter = 0;
+
+export async function startTestServer(envOverrides: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'provenant-test-'));
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PROVENANT_DATA_DIR: dataDir,
+    PROVENANT_LOG_LEVEL: 'silent',
+    PROVENANT_WORKERS: '1',
+    ...envOverrides,
+  });
+  const running = await startServer(config);
+  if (!config.baseUrlFromEnv) config.baseUrl = running.url;
+  return {
+    url: running.url,
+    deps: running.deps,
+    dataDir,
+    async close() {
+      await running.close(2_000);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    async register(email, opts = {}) {
+      counter += 1;
+      const body = {
+        email: email ?? `user${process.pid}-${Date.now()}-${counter}@example.com`,
+        password: opts.password ?? 'correct horse battery staple',
+        ...(opts.display_name !== undefined ? { display_name: opts.display_name } : {}),
+        ...(opts.username !== undefined ? { username: opts.username } : {}),
+      };
+      const res = await fetch(`${running.url}/api/v1/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as TestUser & { error?: string; message?: string };
+      if (res.status !== 201) throw new Error(`register failed: ${res.status} ${json.error}: ${json.message}`);
+      return { token: json.token, user: json.user };
+    },
+  };
+}

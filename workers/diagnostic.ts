@@ -1,0 +1,34 @@
+// Piscina task for checking a pool's boundaries (its deadline, crash and memory
+// isolation), used by the tests and by operators: `pool.run('diagnostic', {mode})`.
+// Harmless in production: it does nothing unless asked, and only to its own worker.
+export interface DiagnosticTask {
+  /** echo: return `value`; sleep: wait `ms` without yielding the thread; exit: end the
+   * worker's process-level thread abruptly; throw: fail with an error; oom: allocate until
+   * the worker's heap limit ends it. */
+  mode: 'echo' | 'sleep' | 'exit' | 'throw' | 'oom';
+  ms?: number;
+  value?: unknown;
+}
+
+export default function diagnostic(task: DiagnosticTask): unknown {
+  switch (task.mode) {
+    case 'echo':
+      return task.value ?? null;
+    case 'sleep': {
+      // Busy-waits on purpose: a hung decoder does not yield either.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, task.ms ?? 1000);
+      return 'slept';
+    }
+    case 'exit':
+      process.exit(1);
+    // falls through (never reached)
+    case 'throw':
+      throw new Error('diagnostic task failed on purpose');
+    case 'oom': {
+      const hoard: number[][] = [];
+      for (;;) hoard.push(new Array(1 << 20).fill(1.5));
+    }
+    default:
+      throw new Error(`diagnostic: unknown mode ${String((task as { mode: unknown }).mode)}`);
+  }
+}
