@@ -1,7 +1,9 @@
 // Hamming distance and similarity search over hashes (decisions.md section 3).
 //
 // - hammingDistance: bits that differ between two byte ranges of any length;
-// - hammingScan: every index of a packed array of 8-byte hashes within a distance;
+// - hammingScan: every index of a packed array of 8-byte hashes within a distance
+//   (hammingScanBytewise: the same with i8x16.popcnt, for comparison);
+// - hammingDistancesAt: distances to the hashes at a list of indexes;
 // - hammingTopK: the k nearest hashes (smallest distance, ties by lower index);
 // - alignedSimilarity: the best similarity of two frame sequences over shifts.
 // Results of the scans go to one grow-only block the host reads (hammingResults).
@@ -37,21 +39,6 @@ function dist64(a: u64, b: u64): i32 {
 export function hammingDistance(a: usize, b: usize, len: i32): i32 {
   let d: i32 = 0;
   let i: i32 = 0;
-  if (ASC_FEATURE_SIMD) {
-    // i8x16 popcounts summed into i16 lanes; flushed before a lane could overflow.
-    while (len - i >= 16) {
-      let acc = i16x8.splat(0);
-      let steps = 0;
-      while (len - i >= 16 && steps < 2048) {
-        const x = v128.xor(v128.load(a + <usize>i), v128.load(b + <usize>i));
-        acc = i16x8.add(acc, i16x8.extadd_pairwise_i8x16_u(i8x16.popcnt(x)));
-        i += 16;
-        steps++;
-      }
-      const s = i32x4.extadd_pairwise_i16x8_u(acc);
-      d += i32x4.extract_lane(s, 0) + i32x4.extract_lane(s, 1) + i32x4.extract_lane(s, 2) + i32x4.extract_lane(s, 3);
-    }
-  }
   for (; len - i >= 8; i += 8) {
     d += dist64(load<u64>(a + <usize>i), load<u64>(b + <usize>i));
   }
@@ -59,6 +46,57 @@ export function hammingDistance(a: usize, b: usize, len: i32): i32 {
     d += <i32>popcnt<u32>(<u32>(load<u8>(a + <usize>i) ^ load<u8>(b + <usize>i)));
   }
   return d;
+}
+
+/**
+ * Indexes of the `n` packed 8-byte hashes at `packed` whose distance to the hash at
+ * `query` is at most `maxDist`, ascending, as u32 at hammingResults(); returns how many.
+ *
+ * Both builds use i64.popcnt here, eight hashes per step: on x86-64 V8 it is one
+ * instruction per hash, while i8x16.popcnt plus the byte reductions cost several per
+ * hash, and the SIMD variant (hammingScanBytewise) measured slower (docs/image-hash.md).
+ */
+export function hammingScan(query: usize, packed: usize, n: i32, maxDist: i32): i32 {
+  ensureResults(<usize>(n > 0 ? n : 1) << 2);
+  if (maxDist < 0) return 0;
+  const out = results;
+  const q = load<u64>(query);
+  const m = <u64>maxDist;
+  let count: i32 = 0;
+  let i: i32 = 0;
+  for (; i + 8 <= n; i += 8) {
+    const p = packed + (<usize>i << 3);
+    const d0 = popcnt<u64>(load<u64>(p) ^ q);
+    const d1 = popcnt<u64>(load<u64>(p, 8) ^ q);
+    const d2 = popcnt<u64>(load<u64>(p, 16) ^ q);
+    const d3 = popcnt<u64>(load<u64>(p, 24) ^ q);
+    const d4 = popcnt<u64>(load<u64>(p, 32) ^ q);
+    const d5 = popcnt<u64>(load<u64>(p, 40) ^ q);
+    const d6 = popcnt<u64>(load<u64>(p, 48) ^ q);
+    const d7 = popcnt<u64>(load<u64>(p, 56) ^ q);
+    // the rare step holding a match is re-examined hash by hash
+    if (min(min(min(d0, d1), min(d2, d3)), min(min(d4, d5), min(d6, d7))) <= m) {
+      for (let j = 0; j < 8; j++) {
+        if (popcnt<u64>(load<u64>(p + (<usize>j << 3)) ^ q) <= m) {
+          store<u32>(out + (<usize>count << 2), <u32>(i + j));
+          count++;
+        }
+      }
+    }
+  }
+  return scanTail(q, packed, i, n, maxDist, count);
+}
+
+/** hammingScan for indexes from..n-1, appending after `count` results. */
+function scanTail(q: u64, packed: usize, from: i32, n: i32, maxDist: i32, count: i32): i32 {
+  const out = results;
+  for (let i = from; i < n; i++) {
+    if (dist64(load<u64>(packed + (<usize>i << 3)), q) <= maxDist) {
+      store<u32>(out + (<usize>count << 2), <u32>i);
+      count++;
+    }
+  }
+  return count;
 }
 
 /** Byte popcounts of (16 bytes at p + offset) XOR the query in both i64 lanes. */
@@ -74,67 +112,50 @@ function pairSums(a: v128, b: v128): v128 {
 }
 
 /**
- * Indexes of the `n` packed 8-byte hashes at `packed` whose distance to the hash at
- * `query` is at most `maxDist`, ascending, as u32 at hammingResults(); returns how many.
+ * hammingScan with i8x16.popcnt, sixteen hashes per step (same results). In the scalar
+ * build it is hammingScan. Kept so the bench can show which is faster on an engine.
  */
-export function hammingScan(query: usize, packed: usize, n: i32, maxDist: i32): i32 {
+export function hammingScanBytewise(query: usize, packed: usize, n: i32, maxDist: i32): i32 {
+  if (!ASC_FEATURE_SIMD) return hammingScan(query, packed, n, maxDist);
   ensureResults(<usize>(n > 0 ? n : 1) << 2);
-  const out = results;
-  let count: i32 = 0;
   if (maxDist < 0) return 0;
+  const out = results;
   const q = load<u64>(query);
+  let count: i32 = 0;
   let i: i32 = 0;
-  if (ASC_FEATURE_SIMD) {
-    // Sixteen hashes per step: XOR and byte popcounts of eight v128s, then three rounds
-    // of pairwise widening adds narrowed back to bytes leave each hash's distance in
-    // one byte lane (every partial sum stays <= 64, so the saturating narrows are exact).
-    const qv = i64x2.splat(q);
-    const below = i8x16.splat(<i8>(maxDist >= 64 ? 65 : maxDist + 1));
-    for (; i + 16 <= n; i += 16) {
-      const p = packed + (<usize>i << 3);
-      const h01 = pairSums(bytePopcnt(p, qv, 0), bytePopcnt(p, qv, 16));
-      const h23 = pairSums(bytePopcnt(p, qv, 32), bytePopcnt(p, qv, 48));
-      const h45 = pairSums(bytePopcnt(p, qv, 64), bytePopcnt(p, qv, 80));
-      const h67 = pairSums(bytePopcnt(p, qv, 96), bytePopcnt(p, qv, 112));
-      const d = pairSums(pairSums(h01, h23), pairSums(h45, h67));
-      let mask = i8x16.bitmask(i8x16.lt_u(d, below));
-      while (mask != 0) {
-        store<u32>(out + (<usize>count << 2), <u32>(i + ctz<i32>(mask)));
-        count++;
-        mask &= mask - 1;
-      }
-    }
-  } else {
-    // Eight hashes per step; the rare step holding a match is re-examined one by one.
-    const m = <u64>maxDist;
-    for (; i + 8 <= n; i += 8) {
-      const p = packed + (<usize>i << 3);
-      const d0 = popcnt<u64>(load<u64>(p) ^ q);
-      const d1 = popcnt<u64>(load<u64>(p, 8) ^ q);
-      const d2 = popcnt<u64>(load<u64>(p, 16) ^ q);
-      const d3 = popcnt<u64>(load<u64>(p, 24) ^ q);
-      const d4 = popcnt<u64>(load<u64>(p, 32) ^ q);
-      const d5 = popcnt<u64>(load<u64>(p, 40) ^ q);
-      const d6 = popcnt<u64>(load<u64>(p, 48) ^ q);
-      const d7 = popcnt<u64>(load<u64>(p, 56) ^ q);
-      const nearest = min(min(min(d0, d1), min(d2, d3)), min(min(d4, d5), min(d6, d7)));
-      if (nearest <= m) {
-        for (let j = 0; j < 8; j++) {
-          if (popcnt<u64>(load<u64>(p + (<usize>j << 3)) ^ q) <= m) {
-            store<u32>(out + (<usize>count << 2), <u32>(i + j));
-            count++;
-          }
-        }
-      }
-    }
-  }
-  for (; i < n; i++) {
-    if (dist64(load<u64>(packed + (<usize>i << 3)), q) <= maxDist) {
-      store<u32>(out + (<usize>count << 2), <u32>i);
+  // XOR and byte popcounts of eight v128s, then three rounds of pairwise widening adds
+  // narrowed back to bytes leave each hash's distance in one byte lane (every partial
+  // sum is <= 64, so the saturating narrows are exact).
+  const qv = i64x2.splat(q);
+  const below = i8x16.splat(<i8>(maxDist >= 64 ? 65 : maxDist + 1));
+  for (; i + 16 <= n; i += 16) {
+    const p = packed + (<usize>i << 3);
+    const h01 = pairSums(bytePopcnt(p, qv, 0), bytePopcnt(p, qv, 16));
+    const h23 = pairSums(bytePopcnt(p, qv, 32), bytePopcnt(p, qv, 48));
+    const h45 = pairSums(bytePopcnt(p, qv, 64), bytePopcnt(p, qv, 80));
+    const h67 = pairSums(bytePopcnt(p, qv, 96), bytePopcnt(p, qv, 112));
+    let mask = i8x16.bitmask(i8x16.lt_u(pairSums(pairSums(h01, h23), pairSums(h45, h67)), below));
+    while (mask != 0) {
+      store<u32>(out + (<usize>count << 2), <u32>(i + ctz<i32>(mask)));
       count++;
+      mask &= mask - 1;
     }
   }
-  return count;
+  return scanTail(q, packed, i, n, maxDist, count);
+}
+
+/**
+ * Distances from the 8-byte hash at `query` to the packed hashes at the `count` u32
+ * indexes at `indexes`, as u32 at hammingResults() in the same order.
+ */
+export function hammingDistancesAt(query: usize, packed: usize, indexes: usize, count: i32): void {
+  ensureResults(<usize>(count > 0 ? count : 1) << 2);
+  const out = results;
+  const q = load<u64>(query);
+  for (let i = 0; i < count; i++) {
+    const at = <usize>load<u32>(indexes + (<usize>i << 2));
+    store<u32>(out + (<usize>i << 2), <u32>dist64(load<u64>(packed + (at << 3)), q));
+  }
 }
 
 /**

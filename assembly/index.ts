@@ -3,7 +3,7 @@
 // re-exports what the host calls.
 export { scratch, alloc, release } from './common/memory';
 export { dhashResize, dhashFromPixels, dhashFromGrey72 } from './dhash';
-export { imageBands, bandKeys } from './bands';
-export { hammingDistance, hammingScan, hammingTopK, hammingResults, alignedSimilarity } from './hamming';
+export { imageBands } from './bands';
+export { hammingDistance, hammingScan, hammingScanBytewise, hammingDistancesAt, hammingTopK, hammingResults, alignedSimilarity } from './hamming';
 export { sha256Init, sha256Update, sha256Final, sha256Digest, sha256ContextSize } from './sha256';
 export { hmacSha256Init, hmacSha256Reset, hmacSha256Update, hmacSha256Final, hmacSha256Mac, hmacSha256Digest, hmacSha256ContextSize } from './hmac';

@@ -23,14 +23,25 @@ export const SHA256_CTX_SIZE: usize = 104;
 // Padding blocks of the one-shot digest (two blocks at most).
 const TAIL: usize = memory.data(128, 16);
 
+// Σ0, Σ1 (FIPS 180-4 4.1.2). V8 emits two-operand x64 code, where each separate
+// rotate of x costs a register copy; the rotate-of-xor form needs none, which wins in
+// the scalar build (short of registers), while the SIMD build measured faster with
+// the shallower plain form.
 // @ts-ignore: decorator
-@inline function SIG0(x: u32): u32 { return rotr<u32>(x, 2) ^ rotr<u32>(x, 13) ^ rotr<u32>(x, 22); }
+@inline function SIG0(x: u32): u32 {
+  if (ASC_FEATURE_SIMD) return rotr<u32>(x, 2) ^ rotr<u32>(x, 13) ^ rotr<u32>(x, 22);
+  return rotr<u32>(rotr<u32>(rotr<u32>(x, 9) ^ x, 11) ^ x, 2);
+}
 // @ts-ignore: decorator
-@inline function SIG1(x: u32): u32 { return rotr<u32>(x, 6) ^ rotr<u32>(x, 11) ^ rotr<u32>(x, 25); }
+@inline function SIG1(x: u32): u32 {
+  if (ASC_FEATURE_SIMD) return rotr<u32>(x, 6) ^ rotr<u32>(x, 11) ^ rotr<u32>(x, 25);
+  return rotr<u32>(rotr<u32>(rotr<u32>(x, 14) ^ x, 5) ^ x, 6);
+}
+// σ0, σ1 of the scalar message schedule: rotr 7 ^ rotr 18 ^ shr 3, rotr 17 ^ rotr 19 ^ shr 10.
 // @ts-ignore: decorator
-@inline function sig0(x: u32): u32 { return rotr<u32>(x, 7) ^ rotr<u32>(x, 18) ^ (x >>> 3); }
+@inline function sig0(x: u32): u32 { return rotr<u32>(rotr<u32>(x, 11) ^ x, 7) ^ (x >>> 3); }
 // @ts-ignore: decorator
-@inline function sig1(x: u32): u32 { return rotr<u32>(x, 17) ^ rotr<u32>(x, 19) ^ (x >>> 10); }
+@inline function sig1(x: u32): u32 { return rotr<u32>(rotr<u32>(x, 2) ^ x, 17) ^ (x >>> 10); }
 
 // @ts-ignore: decorator
 @inline function rotrv(x: v128, n: i32): v128 { return v128.or(i32x4.shr_u(x, n), i32x4.shl(x, 32 - n)); }

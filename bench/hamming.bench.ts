@@ -1,10 +1,10 @@
 // Scan of N 64-bit hashes for those at similarity >= 70 (verify-fuzzy's threshold):
-// ours (core kernel, SIMD and scalar builds, hashes resident in a HashTable) against
+// ours (core kernel: SIMD and scalar builds, and the i8x16.popcnt variant; hashes resident in a HashTable) against
 // plain JavaScript loops over the same bytes. Every timed call checks its result.
 // Throughput = N * 8 bytes per scan. Run: node --import tsx bench/hamming.bench.ts
 import Benchmark from 'benchmark';
-import { HashTable, maxDistanceFor } from '../src/lib/hamming.js';
-import { simdSupported } from '../src/lib/wasm.js';
+import { HashTable, maxDistanceFor, type HammingExports } from '../src/lib/hamming.js';
+import { loadKernel, simdSupported } from '../src/lib/wasm.js';
 
 const THRESHOLD = 70;
 const MAX_D = maxDistanceFor(THRESHOLD);
@@ -80,13 +80,24 @@ function run(n: number): Promise<Row[]> {
     }
   };
   const suite = new Benchmark.Suite();
-  for (const [flavor, t] of tables) suite.add(`ours (${flavor})`, () => check(t.scan(query, THRESHOLD)));
+  for (const [flavor, t] of tables) suite.add(`ours (${flavor} build, i64.popcnt)`, () => check(t.scan(query, THRESHOLD)));
+  if (simdSupported) {
+    // the i8x16.popcnt variant over the SIMD table's block
+    const [, t] = tables[0];
+    const k = loadKernel<HammingExports>('core', 'simd');
+    suite.add('ours (simd build, i8x16.popcnt variant)', () => {
+      const q = k.exports.scratch(8);
+      k.u8.set(query, q);
+      const count = k.exports.hammingScanBytewise(q, t.pointer, t.size, MAX_D);
+      check(k.view(Uint32Array, k.exports.hammingResults(), count));
+    });
+  }
   suite.add('plain JS (Uint32 pairs, bit-trick popcount)', () => check(jsScanU32(query, packed, MAX_D)));
   if (n <= 1_000_000) suite.add('plain JS (BigUint64Array, 16-bit table)', () => check(jsScanBigInt(query, packed, MAX_D)));
   return new Promise((resolve) => {
     const rows: Row[] = [];
     suite.on('cycle', (e: Benchmark.Event) => {
-      const b = e.target as Benchmark;
+      const b = e.target as unknown as Benchmark;
       const ms = (b.stats?.mean ?? NaN) * 1000;
       rows.push({ name: String(b.name), ms, gbs: (n * 8) / (ms / 1000) / 1e9 });
     });

@@ -5,3 +5,6 @@ export { fingerprintFile, similarity } from './media/fingerprint.js';
 export type { FingerprintOptions } from './media/fingerprint.js';
 export { createFingerprintPool, PoolError, PoolTimeoutError, PoolBusyError, PoolTaskError } from './pool/index.js';
 export type { FingerprintPool, FingerprintPoolOptions } from './pool/index.js';
+export { decodeAudio, audioFingerprint } from './media/audio.js';
+export type { AudioFormat, DecodeAudioOptions } from './media/audio.js';
+export { integrityReport, classifyContent, checksFor, INTEGRITY_THRESHOLDS } from './media/integrity.js';

@@ -13,3 +13,6 @@ export { normalizeRow } from './normalizer';
 export { resetIntegralImage, integralAddRow, area } from './integral_image';
 export { filterValue, quantize, subFingerprint } from './classifiers';
 export { grayCode } from './gray_code';
+
+// The resampler's inner loop (11025 Hz input for the fingerprint).
+export { resampleRun } from './resampler';

@@ -31,17 +31,23 @@ export function lsbChannel(ptr: usize, width: u32, height: u32, channels: u32, c
       h = hist + (<usize>v << 3);
       store<u64>(h, load<u64>(h) + 1);
       // X: v even and u < v, or v odd and u > v; Y: the mirror cases; Z: u == v;
-      // W: u, v differ only in the LSB
-      if (u == v) z++;
-      else {
-        const vEven = (v & 1) == 0;
-        if ((vEven && u < v) || (!vEven && u > v)) x++;
-        else y++;
-        if ((u >> 1) == (v >> 1)) w++;
+      // W: u, v differ only in the LSB. Pairs touching the saturated LSB pairs
+      // {0,1} and {254,255} are left out: clipping breaks SPA's cover assumption
+      // |X| = |Y|, and the set is closed under LSB flips, so embedding moves no
+      // sample in or out of it.
+      const uh = u >> 1, vh = v >> 1;
+      if (uh != 0 && uh != 127 && vh != 0 && vh != 127) {
+        pairs++;
+        if (u == v) z++;
+        else {
+          const vEven = (v & 1) == 0;
+          if ((vEven && u < v) || (!vEven && u > v)) x++;
+          else y++;
+          if (uh == vh) w++;
+        }
       }
       u = v;
     }
-    pairs += <u64>(width > 0 ? width - 1 : 0);
   }
   // chi-square over pairs of values with enough expected samples
   let chi: f64 = 0;
@@ -66,13 +72,10 @@ export function lsbChannel(ptr: usize, width: u32, height: u32, channels: u32, c
   const bq = 2.0 * <f64>x - <f64>pairs;
   const cq = <f64>y - <f64>x;
   if (aq > 0) {
+    // a negative discriminant (estimation noise near p = 1) leaves the vertex -b/2a
     const disc = bq * bq - 4 * aq * cq;
-    if (disc >= 0) {
-      const s = Math.sqrt(disc);
-      const r1 = (-bq + s) / (2 * aq);
-      const r2 = (-bq - s) / (2 * aq);
-      spa = Math.min(r1, r2);
-    }
+    const s = disc > 0 ? Math.sqrt(disc) : 0;
+    spa = Math.min((-bq + s) / (2 * aq), (-bq - s) / (2 * aq));
   }
   setStat(0, chi);
   setStat(1, <f64>df);
@@ -81,6 +84,7 @@ export function lsbChannel(ptr: usize, width: u32, height: u32, channels: u32, c
   setStat(4, <f64>pairs);
   setStat(5, <f64>distinct);
   setStat(6, <f64>width * <f64>height);
+  setStat(7, pairs > 0 ? <f64>z / <f64>pairs : 0);
   return spa;
 }
 

@@ -5,6 +5,7 @@ export type Command = (args: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   fingerprint: () => import('./fingerprint.js'),
+  integrity: () => import('./integrity.js'),
   serve: () => import('./serve.js'),
   admin: () => import('./admin.js'),
 };

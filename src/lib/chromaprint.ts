@@ -17,6 +17,7 @@ interface ChromaprintExports extends BaseExports {
 export const CHROMAPRINT_SAMPLE_RATE = 11025;
 
 const CHUNK = 32768; // samples copied into the kernel per call
+let block: Int16Array | null = null; // float-to-int16 staging, reused across calls
 
 function toInt16(src: Float32Array, from: number, to: number, out: Int16Array): void {
   // as swresample converts float to s16: scale by 2^15, round, clip
@@ -37,12 +38,12 @@ export function chromaprint(samples: Int16Array | Float32Array): Uint32Array {
   const kernel = loadKernel<ChromaprintExports>('chromaprint');
   const k = kernel.exports;
   k.fingerprintReset();
-  const block = new Int16Array(CHUNK);
   for (let from = 0; from < samples.length; from += CHUNK) {
     const to = Math.min(samples.length, from + CHUNK);
     let chunk: Int16Array;
     if (samples instanceof Int16Array) chunk = samples.subarray(from, to);
     else {
+      block ??= new Int16Array(CHUNK);
       toInt16(samples, from, to, block);
       chunk = block.subarray(0, to - from);
     }

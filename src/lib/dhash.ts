@@ -1,6 +1,7 @@
 // ImagePHash (decisions.md section 3): the difference hash of an image's 9 x 8 grey
 // thumbnail. The resize and the bits run in the core kernel (assembly/dhash.ts).
 import { loadKernel, type BaseExports } from './wasm.js';
+import { imageBands } from './bands.js';
 import type { Fingerprint } from './types.js';
 
 interface DhashExports extends BaseExports {
@@ -70,6 +71,5 @@ export function imagePHashFromGrey72(pixels: ArrayLike<number>): Fingerprint {
 }
 
 function imageFingerprint(hash: Uint8Array): Fingerprint {
-  const hash_value = Array.from(hash);
-  return { hash_type: 'ImagePHash', hash_value, bands: hash_value.map((b) => [b]) };
+  return { hash_type: 'ImagePHash', hash_value: Array.from(hash), bands: imageBands(hash) };
 }

@@ -5,9 +5,11 @@
 import { loadKernel, wasmFlavor, type BaseExports, type Kernel, type WasmFlavor } from './wasm.js';
 import type { Fingerprint, HashType } from './types.js';
 
-interface HammingExports extends BaseExports {
+export interface HammingExports extends BaseExports {
   hammingDistance(a: number, b: number, len: number): number;
   hammingScan(query: number, packed: number, n: number, maxDist: number): number;
+  hammingScanBytewise(query: number, packed: number, n: number, maxDist: number): number;
+  hammingDistancesAt(query: number, packed: number, indexes: number, count: number): void;
   hammingTopK(query: number, packed: number, n: number, k: number): number;
   hammingResults(): number;
   alignedSimilarity(a: number, na: number, b: number, nb: number, unitBytes: number, maxShift: number, minOverlap: number): number;
@@ -131,6 +133,11 @@ export class HashTable {
   /** Number of hashes held. */
   get size(): number {
     return this.count;
+  }
+
+  /** Where the hashes start in the core kernel's memory (moves when the table grows). */
+  get pointer(): number {
+    return this.ptr;
   }
 
   /** Bytes of wasm memory held. */

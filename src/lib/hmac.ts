@@ -5,7 +5,7 @@
 // kernel call. The one-shot `hmacSha256` keeps the midstates of the last key it saw
 // inside the kernel, so signing many messages with one secret skips the key blocks too.
 // Keyed objects share one context slot the way SHA-256 hashers do (see sha256.ts).
-import { digestHexAt, feed, hashIo, sha256, stage, type HashIo } from './sha256.js';
+import { digestHexAt, feed, hashIo, mem, sha256, stage, type HashIo } from './sha256.js';
 
 const encoder = new TextEncoder();
 
@@ -21,12 +21,12 @@ function macInto(k: HashIo, key: Uint8Array | string, data: Uint8Array | string)
   const n = stage(k, data);
   if (n >= 0) {
     // key and message both already in wasm memory: one kernel call
-    k.kernel.u8.set(kb, k.key);
+    mem(k).set(kb, k.key);
     k.ex.hmacSha256Digest(k.key, kb.length, k.input, n, k.out);
     return;
   }
   const ctx = k.hmacBig;
-  k.kernel.u8.set(kb, k.key);
+  mem(k).set(kb, k.key);
   k.ex.hmacSha256Init(ctx, k.key, kb.length);
   feed(k, data, (ptr, len) => k.ex.hmacSha256Update(ctx, ptr, len));
   k.ex.hmacSha256Final(ctx, k.out);
@@ -36,7 +36,7 @@ function macInto(k: HashIo, key: Uint8Array | string, data: Uint8Array | string)
 export function hmacSha256(key: Uint8Array | string, data: Uint8Array | string): Uint8Array {
   const k = hashIo();
   macInto(k, key, data);
-  return k.kernel.u8.slice(k.out, k.out + 32);
+  return mem(k).slice(k.out, k.out + 32);
 }
 
 /** As hmacSha256, in lower-case hex. */
@@ -71,7 +71,7 @@ class KeyedHmac implements HmacSha256 {
     this.k = k;
     const kb = blockKey(key);
     this.evictOwner();
-    k.kernel.u8.set(kb, k.key);
+    mem(k).set(kb, k.key);
     k.ex.hmacSha256Init(k.hmacSlot, k.key, kb.length);
     hmacSlotOwner = this;
   }
@@ -79,14 +79,14 @@ class KeyedHmac implements HmacSha256 {
   private evictOwner(): void {
     const k = this.k;
     if (hmacSlotOwner !== null && hmacSlotOwner !== this) {
-      hmacSlotOwner.saved = k.kernel.u8.slice(k.hmacSlot, k.hmacSlot + k.hmacCtxSize);
+      hmacSlotOwner.saved = mem(k).slice(k.hmacSlot, k.hmacSlot + k.hmacCtxSize);
     }
   }
 
   private acquire(): void {
     if (hmacSlotOwner === this) return;
     this.evictOwner();
-    this.k.kernel.u8.set(this.saved!, this.k.hmacSlot);
+    mem(this.k).set(this.saved!, this.k.hmacSlot);
     this.saved = null;
     hmacSlotOwner = this;
   }
@@ -101,7 +101,7 @@ class KeyedHmac implements HmacSha256 {
     this.acquire();
     const k = this.k;
     k.ex.hmacSha256Final(k.hmacSlot, k.out);
-    return k.kernel.u8.slice(k.out, k.out + 32);
+    return mem(k).slice(k.out, k.out + 32);
   }
 
   digestHex(): string {
@@ -122,7 +122,7 @@ class KeyedHmac implements HmacSha256 {
       feed(k, data, this.updateSlot);
       k.ex.hmacSha256Final(k.hmacSlot, k.out);
     }
-    return k.kernel.u8.slice(k.out, k.out + 32);
+    return mem(k).slice(k.out, k.out + 32);
   }
 }
 

@@ -38,3 +38,13 @@ export { sha256, sha256Hex, createSha256 } from './sha256.js';
 export type { Sha256Hasher } from './sha256.js';
 export { hmacSha256, hmacSha256Hex, createHmacSha256 } from './hmac.js';
 export type { HmacSha256 } from './hmac.js';
+export { chromaprint, audioBands, audioFingerprintFromSamples, wordsToBytes, bytesToWords, CHROMAPRINT_SAMPLE_RATE } from './chromaprint.js';
+export {
+  IntegrityCode, PdfName, KernelBytes, ENTROPY_WINDOW, walkPng, walkJpeg, jpegExtent, walkGif, pdfEnd, pdfScanNames, zipEnd,
+  scanSignatures, walkTiff, containerEnd, mp4Location, walkId3, walkFlac, entropyProfile, entropyOf, longestBase64Run,
+  lsbStatistics, chiSquareSurvival, scanText, crc32,
+} from './integrity.js';
+export type {
+  IntegrityCheck, IntegritySeverity, IntegrityIssue, IntegrityReport, SignatureKind, SignatureHit, KernelRecord, WalkResult,
+  KernelInput, ContainerKind, EntropyProfile, LsbChannelStats, TextEncoding, TextScan,
+} from './integrity.js';

@@ -292,6 +292,8 @@ export interface LsbChannelStats {
   /** Distinct sample values in the channel. */
   distinctValues: number;
   samples: number;
+  /** Share of horizontal neighbour pairs with equal values (flat, synthetic areas make SPA unreliable). */
+  flatPairs: number;
 }
 
 /**
@@ -306,10 +308,10 @@ export function lsbStatistics(pixels: KernelInput, width: number, height: number
   const out: LsbChannelStats[] = [];
   for (let c = 0; c < colour; c++) {
     e.lsbChannel(ptr, width, height, channels, c);
-    const s = stats(7);
+    const s = stats(8);
     out.push({
       channel: c, chiSquare: s[0], degreesOfFreedom: s[1], pValue: s[2], spaEstimate: s[3],
-      distinctValues: s[5], samples: s[6],
+      distinctValues: s[5], samples: s[6], flatPairs: s[7],
     });
   }
   return out;

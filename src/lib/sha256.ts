@@ -36,6 +36,8 @@ const KEY_ROOM = 64;
 export interface HashIo {
   readonly kernel: Kernel<HashExports>;
   readonly ex: HashExports;
+  /** A byte view of the whole memory; use mem(), which re-makes it after growth. */
+  u8: Uint8Array;
   /** 32-byte digest output. */
   readonly out: number;
   /** The streaming SHA-256 slot and the context of long one-shot inputs. */
@@ -67,8 +69,18 @@ export function hashIo(): HashIo {
   const hmacSlot = shaBig + shaCtxSize;
   const hmacBig = hmacSlot + hmacCtxSize;
   const key = hmacBig + hmacCtxSize;
-  io = { kernel, ex, out, shaSlot, shaBig, hmacSlot, hmacBig, key, input: key + KEY_ROOM, shaCtxSize, hmacCtxSize };
+  io = { kernel, ex, u8: new Uint8Array(ex.memory.buffer), out, shaSlot, shaBig, hmacSlot, hmacBig, key, input: key + KEY_ROOM, shaCtxSize, hmacCtxSize };
   return io;
+}
+
+/**
+ * The memory as bytes. Growing a WebAssembly memory detaches its old buffer, which
+ * leaves views on it with length 0: checking that is cheaper than reading
+ * `memory.buffer` on every call.
+ */
+export function mem(k: HashIo): Uint8Array {
+  if (k.u8.length === 0) k.u8 = new Uint8Array(k.ex.memory.buffer);
+  return k.u8;
 }
 
 const encoder = new TextEncoder();
@@ -76,8 +88,7 @@ let inputView: Uint8Array | undefined;
 
 /** The input area as a view, re-made when the memory grew. */
 function inputArea(k: HashIo): Uint8Array {
-  const buffer = k.ex.memory.buffer;
-  if (inputView === undefined || inputView.buffer !== buffer) inputView = new Uint8Array(buffer, k.input, SLICE);
+  if (inputView === undefined || inputView.length === 0) inputView = new Uint8Array(k.ex.memory.buffer, k.input, SLICE);
   return inputView;
 }
 
@@ -98,7 +109,7 @@ export function feed(k: HashIo, data: Uint8Array | string, update: (ptr: number,
   const n = data.length;
   for (let off = 0; off < n; off += SLICE) {
     const len = Math.min(SLICE, n - off);
-    k.kernel.u8.set(len === n ? data : data.subarray(off, off + len), k.input);
+    mem(k).set(len === n ? data : data.subarray(off, off + len), k.input);
     update(k.input, len);
   }
 }
@@ -115,7 +126,7 @@ export function stage(k: HashIo, data: Uint8Array | string): number {
   }
   const n = data.length;
   if (n > SLICE) return -1;
-  k.kernel.u8.set(data, k.input);
+  mem(k).set(data, k.input);
   return n;
 }
 
@@ -123,7 +134,7 @@ const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padSt
 
 /** Lower-case hex of the 32-byte digest at `ptr`. */
 export function digestHexAt(k: HashIo, ptr: number): string {
-  const u8 = k.kernel.u8;
+  const u8 = mem(k);
   let s = '';
   for (let i = ptr; i < ptr + 32; i++) s += HEX[u8[i]];
   return s;
@@ -153,7 +164,7 @@ function digestInto(k: HashIo, data: Uint8Array | string): void {
 export function sha256(data: Uint8Array | string): Uint8Array {
   const k = io ?? hashIo();
   digestInto(k, data);
-  return k.kernel.u8.slice(k.out, k.out + 32);
+  return mem(k).slice(k.out, k.out + 32);
 }
 
 /** SHA-256 of `data` as 64 lower-case hex characters. */
@@ -189,9 +200,9 @@ class StreamingSha256 implements Sha256Hasher {
   private acquire(): void {
     if (shaSlotOwner === this) return;
     const k = this.k;
-    if (shaSlotOwner !== null) shaSlotOwner.saved = k.kernel.u8.slice(k.shaSlot, k.shaSlot + k.shaCtxSize);
+    if (shaSlotOwner !== null) shaSlotOwner.saved = mem(k).slice(k.shaSlot, k.shaSlot + k.shaCtxSize);
     if (this.saved === null) k.ex.sha256Init(k.shaSlot);
-    else k.kernel.u8.set(this.saved, k.shaSlot);
+    else mem(k).set(this.saved, k.shaSlot);
     this.saved = null;
     shaSlotOwner = this;
   }
@@ -210,7 +221,7 @@ class StreamingSha256 implements Sha256Hasher {
 
   digest(): Uint8Array {
     this.finish();
-    return this.k.kernel.u8.slice(this.k.out, this.k.out + 32);
+    return mem(this.k).slice(this.k.out, this.k.out + 32);
   }
 
   digestHex(): string {

@@ -9,7 +9,7 @@ import { audioFingerprintFromSamples } from '../lib/chromaprint.js';
 import type { Fingerprint } from '../lib/types.js';
 import { decodeWithFfmpeg } from './ffmpeg-audio.js';
 import { parseWav } from './wav.js';
-import { mixToMono, resampleTo11025, TARGET_RATE } from './resample.js';
+import { mixToMono, resampleTo11025, TARGET_RATE } from '../lib/resample.js';
 
 export type AudioFormat = 'mp3' | 'wav' | 'flac' | 'ogg-vorbis' | 'ogg-opus';
 
@@ -141,7 +141,7 @@ export async function decodeAudio(bytes: Uint8Array, format: AudioFormat, opts: 
     return int16ToFloat(pcm);
   }
   if (format === 'wav') {
-    const wav = parseWav(bytes);
+    const wav = parseWav(bytes, maxSeconds);
     const mono = mixToMono(wav.channels, Math.floor(maxSeconds * wav.sampleRate));
     if (mono.length === 0) throw new Error('audio: empty wav');
     return resampleTo11025(mono, wav.sampleRate, Math.floor(maxSeconds * TARGET_RATE));
@@ -163,7 +163,11 @@ const MIN_SAMPLES = 4096 + 19 * 1365;
  */
 export async function audioFingerprint(bytes: Uint8Array, format: AudioFormat, opts: DecodeAudioOptions = {}): Promise<Fingerprint | null> {
   try {
-    const samples = await decodeAudio(bytes, format, opts);
+    const decoder = format === 'ogg-opus' ? 'ffmpeg' : (opts.decoder ?? DEFAULT_DECODER[format]);
+    // ffmpeg's int16 output goes to the kernel as it is (no float round trip)
+    const samples = decoder === 'ffmpeg'
+      ? await decodeWithFfmpeg(bytes, { maxSeconds: opts.maxSeconds ?? 120, deadlineMs: opts.deadlineMs ?? 60_000 })
+      : await decodeAudio(bytes, format, opts);
     if (samples.length < MIN_SAMPLES) return null;
     return audioFingerprintFromSamples(samples);
   } catch {

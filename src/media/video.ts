@@ -102,10 +102,10 @@ export async function videoFrameHashes(input: string | Uint8Array, format: Media
 // that minimises it survives (trimming) with its sampled bits intact (re-encoding,
 // resizing). docs/media.md gives the measured recall and the collision rate.
 
-export const BAND_BITS = 12;
+export const BAND_BITS = 16;
 
-/** BAND_BITS bit positions (0 = the first hash byte's most significant bit) per band, from a fixed seed. */
-export const BAND_POSITIONS: readonly (readonly number[])[] = (() => {
+/** `bits` bit positions (0 = the first hash byte's most significant bit) for each of the 8 bands, from a fixed seed. */
+export function bandPositions(bits: number = BAND_BITS): number[][] {
   let state = 0x9e3779b9;
   const next = () => {
     state ^= state << 13; state >>>= 0;
@@ -120,10 +120,12 @@ export const BAND_POSITIONS: readonly (readonly number[])[] = (() => {
       const j = next() % (i + 1);
       [pool[i], pool[j]] = [pool[j], pool[i]];
     }
-    bands.push(pool.slice(0, BAND_BITS).sort((x, y) => x - y));
+    bands.push(pool.slice(0, bits).sort((x, y) => x - y));
   }
   return bands;
-})();
+}
+
+const POSITIONS = bandPositions();
 
 /** A 32-bit avalanche mix (murmur3's finalizer) of a key and a band seed. */
 function mix32(key: number, seed: number): number {
@@ -135,15 +137,14 @@ function mix32(key: number, seed: number): number {
 }
 
 /** The 8 bands of 4 bytes of a VideoPHash's frame hashes (8 bytes per frame). */
-export function videoBands(hashes: Uint8Array): number[][] {
+export function videoBands(hashes: Uint8Array, positions: number[][] = POSITIONS): number[][] {
   if (hashes.length === 0 || hashes.length % 8 !== 0) throw new RangeError('frame hashes come in whole 8-byte units');
   const bands: number[][] = [];
   for (let b = 0; b < 8; b++) {
-    const positions = BAND_POSITIONS[b];
     let min = 0xffffffff;
     for (let f = 0; f < hashes.length; f += 8) {
       let key = 0;
-      for (const p of positions) key = (key << 1) | ((hashes[f + (p >> 3)] >> (7 - (p & 7))) & 1);
+      for (const p of positions[b]) key = (key << 1) | ((hashes[f + (p >> 3)] >> (7 - (p & 7))) & 1);
       const v = mix32(key, b);
       if (v < min) min = v;
     }

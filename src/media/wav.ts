@@ -15,8 +15,8 @@ function ascii(b: Uint8Array, o: number, s: string): boolean {
   return true;
 }
 
-/** Parses a WAV file; `maxFrames` limits how many sample frames are read. Throws on a malformed file. */
-export function parseWav(bytes: Uint8Array, maxFrames = Infinity): PcmAudio {
+/** Parses a WAV file; only the first `maxSeconds` are read. Throws on a malformed file. */
+export function parseWav(bytes: Uint8Array, maxSeconds = Infinity): PcmAudio {
   if (bytes.length < 12 || !ascii(bytes, 0, 'RIFF') || !ascii(bytes, 8, 'WAVE')) throw new Error('wav: not a RIFF/WAVE file');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let format = -1;
@@ -55,9 +55,18 @@ export function parseWav(bytes: Uint8Array, maxFrames = Infinity): PcmAudio {
   const floatOk = format === FORMAT_FLOAT && (bits === 32 || bits === 64);
   if (!intOk && !floatOk) throw new Error(`wav: unsupported format ${format} with ${bits} bits`);
   if (blockAlign < channels * bytesPerSample) blockAlign = channels * bytesPerSample;
-  const frames = Math.min(maxFrames, Math.floor(dataLength / blockAlign));
+  const frames = Math.min(Math.floor(maxSeconds * sampleRate), Math.floor(dataLength / blockAlign));
   const out: Float32Array[] = [];
   for (let c = 0; c < channels; c++) out.push(new Float32Array(frames));
+  if (format === FORMAT_PCM && bits === 16 && blockAlign === 2 * channels) {
+    // the common case: one aligned copy, then plain typed-array reads
+    const pcm = new Int16Array(bytes.slice(dataStart, dataStart + frames * blockAlign).buffer);
+    for (let c = 0; c < channels; c++) {
+      const ch = out[c];
+      for (let i = 0, p = c; i < frames; i++, p += channels) ch[i] = pcm[p] / 32768;
+    }
+    return { sampleRate, channels: out };
+  }
   for (let c = 0; c < channels; c++) {
     const ch = out[c];
     let p = dataStart + c * bytesPerSample;

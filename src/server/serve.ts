@@ -12,6 +12,7 @@ import type { ServerDeps } from './deps.js';
 import { createLogger, type Logger } from './log.js';
 import { Metrics } from './metrics.js';
 import { loadSecret } from './secrets.js';
+import { closeVerifyCache } from './signit/cache.js';
 
 export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:8080. */
@@ -74,7 +75,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
-  if (!config.baseUrlFromEnv) config.baseUrl = `http://${host === 'localhost' ? 'localhost' : host}:${port}`;
+  // The default base URL names the port actually bound (PORT=0 picks one).
+  if (!config.baseUrlFromEnv) config.baseUrl = url;
   deps.log.info('listening', { url, base_url: config.baseUrl, data_dir: config.dataDir });
 
   let closing: Promise<void> | undefined;
@@ -86,6 +88,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       force.unref();
       await stopped;
       clearTimeout(force);
+      closeVerifyCache(deps);
       await closePool(deps.pool);
       await deps.db.close();
       deps.log.info('stopped');

@@ -1,6 +1,7 @@
 // A real server for tests: fresh temp data directory, real SQLite file, port 0 on
 // 127.0.0.1, rate limits on unless overridden, logging silent.
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/server/config.js';
@@ -16,6 +17,8 @@ export interface TestServer {
   url: string;
   deps: ServerDeps;
   dataDir: string;
+  /** The node:http server (e.g. to wait for a request to arrive). */
+  http: Server;
   close(): Promise<void>;
   /** Registers (POST /api/v1/auth/register) a user; a unique e-mail when none is given. */
   register(email?: string, opts?: { password?: string; display_name?: string; username?: string }): Promise<TestUser>;
@@ -34,11 +37,11 @@ export async function startTestServer(envOverrides: Record<string, string> = {})
     ...envOverrides,
   });
   const running = await startServer(config);
-  if (!config.baseUrlFromEnv) config.baseUrl = running.url;
   return {
     url: running.url,
     deps: running.deps,
     dataDir,
+    http: running.server,
     async close() {
       await running.close(2_000);
       rmSync(dataDir, { recursive: true, force: true });

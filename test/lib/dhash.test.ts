@@ -4,7 +4,7 @@ import {
   imagePHashFromPixels, imageHashFromPixels, imagePHashFromGrey72, imageHashFromGrey72, resizeTo9x8,
 } from '../../src/lib/dhash.js';
 import { imageBands } from '../../src/lib/bands.js';
-import { loadKernel, wasmFlavor } from '../../src/lib/wasm.js';
+import { loadKernel, wasmFlavor, type BaseExports } from '../../src/lib/wasm.js';
 
 import { refResizeExact, refHash } from './dhash-reference.js';
 
@@ -104,6 +104,11 @@ test('the fingerprint object: hash_type, 8 hash bytes, 8 bands of 1 byte', () =>
   const fp2 = imagePHashFromPixels(px, 64, 48, 3);
   assert.equal(fp2.hash_value, Array.from(imageHashFromPixels(px, 64, 48, 3)));
   assert.equal(fp2.bands.length, 8);
+  // the kernel's band split (assembly/bands.ts) agrees: band i = byte i
+  const k = loadKernel<BaseExports & { imageBands(hash: number, out: number): void }>('core');
+  const p = k.writeScratch(Uint8Array.from(fp2.hash_value), 8);
+  k.exports.imageBands(p, p + 8);
+  assert.equal(Array.from(k.read(p + 8, 8), (b) => [b]), fp2.bands);
 });
 
 test('bad input is refused', () => {
@@ -162,7 +167,7 @@ test('resize and hash agree with the reference on random images (grey, RGB, RGBA
 
 test('the SIMD and scalar builds give identical thumbnails', () => {
   type E = { dhashResize(src: number, w: number, h: number, ch: number): number };
-  const builds = [loadKernel<E & import('../../src/lib/wasm.js').BaseExports>('core', 'scalar')];
+  const builds = [loadKernel<E & BaseExports>('core', 'scalar')];
   if (wasmFlavor === 'simd') builds.push(loadKernel('core', 'simd'));
   const rand = rng(5);
   for (let n = 0; n < 30; n++) {

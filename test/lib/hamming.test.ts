@@ -4,6 +4,7 @@ import {
   hammingDistance, hammingSimilarity, similarityFromDistance, maxDistanceFor, scanHashes, topKHashes, HashTable,
   alignedSimilarity, fingerprintSimilarity, SEQUENCE_ALIGNMENT,
 } from '../../src/lib/hamming.js';
+import type { HammingExports } from '../../src/lib/hamming.js';
 import { loadKernel } from '../../src/lib/wasm.js';
 
 function rng(seed: number) {
@@ -161,6 +162,22 @@ test('both builds agree on scans', () => {
   for (const th of [95, 80, 70, 50]) {
     const want = Array.from(scanHashes(query, packed, th));
     for (const t of builds) assert.equal(Array.from(t.scan(query, th)), want);
+  }
+  // the i8x16.popcnt variant of the scan, every build, sizes around its 16-hash step
+  for (const flavor of ['scalar', 'simd'] as const) {
+    let k;
+    try { k = loadKernel<HammingExports>('core', flavor); } catch { continue; }
+    for (const n of [0, 5, 15, 16, 17, 33, 1000, N]) {
+      const q = k.exports.scratch(8 + n * 8);
+      k.u8.set(query, q);
+      k.u8.set(packed.subarray(0, n * 8), q + 8);
+      for (const d of [-1, 0, 5, 19, 30, 64]) {
+        const count = k.exports.hammingScanBytewise(q, q + 8, n, d);
+        const got = Array.from(k.view(Uint32Array, k.exports.hammingResults(), count));
+        const want2 = distances.slice(0, n).flatMap((x, i) => (x <= d ? [i] : []));
+        assert.equal(got, want2, `${flavor} n ${n} d ${d}`);
+      }
+    }
   }
   for (const t of builds) t.free();
 });

@@ -163,8 +163,8 @@ test('memory stays flat over 1,000,000 HMACs (one-shot and keyed)', () => {
   const keyed = createHmacSha256(key);
   hmacSha256(key, data);
   const before = memory.buffer.byteLength;
-  let a = new Uint8Array(0);
-  let b = new Uint8Array(0);
+  let a: Uint8Array = new Uint8Array(0);
+  let b: Uint8Array = new Uint8Array(0);
   for (let i = 0; i < 1_000_000; i++) a = hmacSha256(key, data);
   for (let i = 0; i < 1_000_000; i++) b = keyed.mac(data);
   assert.is(memory.buffer.byteLength, before);

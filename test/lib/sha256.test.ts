@@ -144,7 +144,7 @@ test('memory stays flat over 1,000,000 digests of 64 bytes', () => {
   const want = reference(data);
   sha256(data);
   const before = memory.buffer.byteLength;
-  let last = new Uint8Array(0);
+  let last: Uint8Array = new Uint8Array(0);
   for (let i = 0; i < 1_000_000; i++) last = sha256(data);
   assert.is(memory.buffer.byteLength, before);
   assert.is(hex(last), want);

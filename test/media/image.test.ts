@@ -101,7 +101,7 @@ test('an animated GIF is hashed by its first frame', async () => {
   const svg = (a: string, b: string) => Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="90" height="80" shape-rendering="crispEdges"><rect width="90" height="80" fill="${a}"/><rect x="10" y="30" width="60" height="20" fill="${b}"/><rect x="60" y="5" width="20" height="20" fill="${b}"/></svg>`);
   const frames = [await sharp(svg('#ffffff', '#000000')).png().toBuffer(), await sharp(svg('#000000', '#ffffff')).png().toBuffer()];
   const strip = await sharp({ create: { width: 90, height: 160, channels: 3, background: '#fff' } })
-    .composite([{ input: frames[0], top: 0, left: 0 }, { input: frames[1], top: 80, left: 0 }]).raw().toBuffer();
+    .composite([{ input: frames[0], top: 0, left: 0 }, { input: frames[1], top: 80, left: 0 }]).removeAlpha().raw().toBuffer();
   const anim = await sharp(strip, { raw: { width: 90, height: 160, channels: 3, pageHeight: 80 } as never }).gif().toBuffer();
   assert.is((await sharp(anim, { pages: -1 }).metadata()).pages, 2);
   const single = await Promise.all(frames.map((f) => sharp(f).gif().toBuffer().then(fp)));

@@ -2,6 +2,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import Koa from 'koa';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { attachDeps } from '../../src/server/deps.js';
+import { registerTokenVerifier, requireAuth } from '../../src/server/auth/middleware.js';
+import { renderErrors } from '../../src/server/middleware.js';
+import { createLogger } from '../../src/server/log.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const test = suite('auth');
@@ -174,7 +181,7 @@ test('401 invalid_token without or with a bad token on every protected endpoint'
     ['POST', '/api/v1/developer/apps/00000000-0000-4000-8000-000000000000/token'],
   ];
   for (const [method, path] of endpoints) {
-    for (const headers of [{}, { authorization: 'Bearer not-a-token' }, { authorization: `Bearer ${forged}` }, { authorization: `Basic ${token}` }]) {
+    for (const headers of <Record<string, string>[]>[{}, { authorization: 'Bearer not-a-token' }, { authorization: `Bearer ${forged}` }, { authorization: `Basic ${token}` }]) {
       const res = await call(method, path, { headers, body: method === 'GET' ? undefined : {} });
       assert.is(res.status, 401, `${method} ${path} ${JSON.stringify(headers).slice(0, 40)}`);
       assert.is(res.json.error, 'invalid_token');
@@ -315,6 +322,40 @@ test('POST /agents links another device key; a key of another account is 409', a
   });
   assert.is(stolen.status, 409);
   assert.is(stolen.json.error, 'agent_taken');
+});
+
+test('a second token verifier (as OAuth will add) plugs in; requireAuth(scope) checks its scopes', async () => {
+  const { user, token } = await server.register();
+  registerTokenVerifier(async (_deps, t) =>
+    t === 'opaque-verify-only' ? { userId: user.id, kind: 'oauth', appId: null, scopes: ['openid', 'verify'] } : null,
+  );
+  const app = new Koa();
+  attachDeps(app, server.deps);
+  app.use(renderErrors(createLogger('silent')));
+  const sign = requireAuth('sign');
+  const verify = requireAuth('verify');
+  app.use(async (ctx, next) => (ctx.path === '/sign' ? sign(ctx, next) : verify(ctx, next)));
+  app.use((ctx) => {
+    ctx.body = ctx.state.auth;
+  });
+  const http = createServer(app.callback());
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  try {
+    const get = (path: string, t: string) => fetch(url + path, { headers: { authorization: `Bearer ${t}` } });
+    const ok = await get('/verify', 'opaque-verify-only');
+    assert.is(ok.status, 200);
+    assert.equal(await ok.json(), { userId: user.id, kind: 'oauth', appId: null, scopes: ['openid', 'verify'] });
+    const noScope = await get('/sign', 'opaque-verify-only');
+    assert.is(noScope.status, 403);
+    assert.is((await noScope.json()).error, 'insufficient_scope');
+    const session = await get('/sign', token);
+    assert.is(session.status, 200, 'session tokens may do everything');
+    assert.equal((await session.json()).scopes, null);
+    assert.is((await get('/verify', 'opaque-unknown')).status, 401);
+  } finally {
+    await new Promise<void>((r) => http.close(() => r()));
+  }
 });
 
 test.run();

@@ -252,7 +252,8 @@ export function metadataInspection(ctx: FileContext): IntegrityIssue[] {
     if (payload === null) continue;
     if (TEXT_SEGMENTS.has(seg.kind) || seg.kind === 'tiff-tag') {
       const text = latin1(payload, 0, payload.length);
-      if ((seg.kind === 'xmp' || seg.kind === 'xmp-extension' || (seg.kind === 'tiff-tag' && seg.name === 'XMP')) && GPS_XMP.test(text)) {
+      const exifGps = out.some((i) => i.severity === 'Warning' && i.description.startsWith('GPS position'));
+      if (!exifGps && (seg.kind === 'xmp' || seg.kind === 'xmp-extension' || (seg.kind === 'tiff-tag' && seg.name === 'XMP')) && GPS_XMP.test(text)) {
         out.push(issue('MetadataInspection', 'Warning', `GPS position in XMP (${seg.name}): reveals where the file was made`, seg.offset, seg.length));
       }
       if (seg.kind === 'xmp' && /xmpGImg:image/.test(text)) continue; // Adobe's base64 JPEG thumbnail

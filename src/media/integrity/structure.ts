@@ -221,7 +221,7 @@ function riffStructure(bytes: Uint8Array, input: KernelBytes, what: string): Str
       s.segments.push({ kind: 'exif', name: 'EXIF chunk', offset: pos + 8, length: size });
       inspectTiffBlock(input, pos + 8 + skip, size - skip, s, 'EXIF');
     } else if (id === 'XMP ') s.segments.push({ kind: 'xmp', name: 'XMP chunk', offset: pos + 8, length: size });
-    else if (id === 'LIST') s.segments.push({ kind: 'id3-text', name: 'LIST chunk', offset: pos + 8, length: size });
+    else if (id === 'LIST' && startsWith(bytes, pos + 8, 'INFO')) s.segments.push({ kind: 'id3-text', name: 'LIST INFO chunk', offset: pos + 8, length: size });
     else if (id === 'id3 ' || id === 'ID3 ') s.segments.push({ kind: 'id3-text', name: 'ID3 chunk', offset: pos + 8, length: size });
     pos += 8 + size + (size & 1);
   }

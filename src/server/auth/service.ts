@@ -6,6 +6,7 @@ import { StoreConflictError, type User } from '../../store/accounts.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { createUserAccount, userView, type UserView } from '../accounts/service.js';
+import { invalidateVerifyCache } from '../signit/cache.js';
 import { verifyNothing, verifyPassword } from './passwords.js';
 import { issueSessionToken } from './tokens.js';
 
@@ -159,5 +160,8 @@ export async function updateMe(
   if (after!.displayName !== before.displayName) changed.push('display_name');
   if (after!.username !== before.username) changed.push('username');
   if (after!.profilePicture !== before.profilePicture) changed.push('profile_picture');
+  const grantChanged = JSON.stringify(after!.publicFields) !== JSON.stringify(before.publicFields);
+  // Public signature responses show granted profile fields; cached ones are now stale.
+  if (changed.length > 0 || grantChanged) invalidateVerifyCache(deps);
   return { user: await userView(deps, after!), changed };
 }

@@ -217,9 +217,8 @@ export async function signOne(deps: ServerDeps, auth: AuthState, body: unknown) 
   // Spec 4.7: an unknown intent is not a 400; the commit refuses it.
   if (request.intent === null) throw cellRefusal(`Signing failed: ${request.intentError}`);
   const record = toRecord(request, signer, nextSignedAt());
-  const signed = await cellSigned(deps, user.id, record);
+  const [signed, plan] = await Promise.all([cellSigned(deps, user.id, record), poolPlan(deps, user, auth.appId)]);
   signed.appId = auth.appId;
-  const plan = await poolPlan(deps, user, auth.appId);
   const period = quotaPeriod(Date.now());
   const events: OutboxEvent[] =
     auth.appId === null
@@ -259,32 +258,37 @@ export async function signBatch(deps: ServerDeps, auth: AuthState, body: unknown
   const signer = await serverCellAgentKey(deps, user.id);
   if (signer === null) throw new ApiError('signing_failed');
   const signedAt = nextSignedAt();
-  const results: BatchItemResult[] = [];
-  const toStore: NewSignature[] = [];
-  const slot: number[] = [];
-  const seen = new Set<string>();
-  for (const item of items) {
+  // Check every file first; then sign the valid ones concurrently (each signature reads
+  // the sealed cell key), keeping the request order.
+  const checked = items.map((item): { fileHash: string | null; request?: SignRequest; error?: string } => {
     const fileHash = isPlainObject(item) && typeof item.file_hash === 'string' ? item.file_hash.toLowerCase() : null;
-    let request: SignRequest;
     try {
-      request = parseSignFields(item);
+      const request = parseSignFields(item);
+      // Spec 4.7: an unknown intent fails at commit; here, that file alone.
+      return request.intent === null ? { fileHash, error: 'signing_failed' } : { fileHash, request };
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      results.push({ file_hash: fileHash, action_hash: null, success: false, error: err.code });
+      return { fileHash, error: err.code };
+    }
+  });
+  const signedItems = await Promise.all(
+    checked.map((c) => (c.request === undefined ? null : cellSigned(deps, user.id, toRecord(c.request, signer, signedAt)))),
+  );
+  const results: BatchItemResult[] = [];
+  const toStore: NewSignature[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < checked.length; i++) {
+    const signed = signedItems[i];
+    if (signed === null) {
+      results.push({ file_hash: checked[i].fileHash, action_hash: null, success: false, error: checked[i].error });
       continue;
     }
-    if (request.intent === null) {
-      results.push({ file_hash: fileHash, action_hash: null, success: false, error: 'signing_failed' });
-      continue;
-    }
-    const signed = await cellSigned(deps, user.id, toRecord(request, signer, signedAt));
     if (seen.has(signed.action_hash)) {
-      results.push({ file_hash: fileHash, action_hash: null, success: false, error: 'duplicate' });
+      results.push({ file_hash: signed.record.file_hash, action_hash: null, success: false, error: 'duplicate' });
       continue;
     }
     seen.add(signed.action_hash);
     signed.appId = auth.appId;
-    slot.push(results.length);
     results.push({ file_hash: signed.record.file_hash, action_hash: signed.action_hash, success: true });
     toStore.push(signed);
   }
@@ -480,4 +484,20 @@ export async function publishRevocation(deps: ServerDeps, body: unknown) {
   if (outcome === 'already_revoked') throw new ApiError('invalid_request', 'The signature is already revoked.', { field: 'action_hash' });
   if (outcome === 'unknown') throw new ApiError('not_found', 'No signature has this action hash.');
   return { success: true as const, action_hash: entry.action_hash };
+}
+
+// ---------------------------------------------------------------- seams
+
+/**
+ * Calls `fn` with every record stored on this server after its transaction commits
+ * (REST signs, batches, vault publishes): the perceptual match index's feed. Returns
+ * the function that stops it.
+ */
+export function onSignatureStored(deps: ServerDeps, fn: (signature: StoredSignature) => void): () => void {
+  return deps.store.signatures.subscribe({ stored: (list) => list.forEach((s) => fn(s)) });
+}
+
+/** Calls `fn` with every revocation stored on this server after it commits. */
+export function onRevoked(deps: ServerDeps, fn: (actionHash: string, fileHash: string) => void): () => void {
+  return deps.store.signatures.subscribe({ revoked: (actionHash, fileHash) => fn(actionHash, fileHash) });
 }

@@ -1,0 +1,7 @@
+// The perceptual match index kernel module (build/matchindex.{simd,scalar}.wasm):
+// band posting lists and packed fingerprints kept in this module's memory, and the
+// candidate query of decisions.md section 3 (src/lib/match-index.ts is the host side).
+export { scratch, alloc, release } from '../common/memory';
+export {
+  miCreate, miDestroy, miAdd, miRemove, miQuery, miResults, miSize, miBytes, miReserve, miHas,
+} from './index_core';

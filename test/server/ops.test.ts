@@ -1,0 +1,197 @@
+// Health, metrics, the app-level middleware (request id, access log, error renderer,
+// body limits) and graceful shutdown.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import Koa from 'koa';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { accessLog, renderErrors, requestId } from '../../src/server/middleware.js';
+import { createLogger } from '../../src/server/log.js';
+import { Metrics } from '../../src/server/metrics.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const test = suite('ops');
+let server: TestServer;
+
+test.before(async () => {
+  server = await startTestServer();
+});
+test.after(async () => {
+  await server.close();
+});
+
+/** Prometheus text format lines `name{labels} value`, parsed. */
+function samples(text: string): { name: string; labels: Record<string, string>; value: number }[] {
+  const out = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    assert.ok(m, `malformed sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const [, k, v] of m![2]?.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g) ?? []) labels[k] = v;
+    out.push({ name: m![1], labels, value: m![3] === '+Inf' ? Infinity : Number(m![3]) });
+  }
+  return out;
+}
+
+test('GET /healthz checks the database: 200 {status, db}', async () => {
+  const res = await fetch(`${server.url}/healthz`);
+  assert.is(res.status, 200);
+  const body = await res.json();
+  assert.is(body.status, 'ok');
+  assert.is(body.db, 'ok');
+  assert.is(body.pool, 'absent');
+});
+
+test('GET /healthz is 503 when the pool reports unhealthy', async () => {
+  server.deps.pool = { health: () => false };
+  try {
+    const res = await fetch(`${server.url}/healthz`);
+    assert.is(res.status, 503);
+    const body = await res.json();
+    assert.is(body.status, 'error');
+    assert.is(body.pool, 'error');
+  } finally {
+    server.deps.pool = undefined;
+  }
+});
+
+test('GET /metrics: Prometheus text with request counts and a cumulative latency histogram per route and status', async () => {
+  server.deps.metrics.gauge('provenant_test_queue_depth', 'A gauge another feature registers.', ['pool'], () => [
+    { labels: { pool: 'fingerprint' }, value: 7 },
+  ]);
+  for (let i = 0; i < 3; i++) await (await fetch(`${server.url}/healthz`)).arrayBuffer();
+  await (await fetch(`${server.url}/no/such/route`)).arrayBuffer();
+  const res = await fetch(`${server.url}/metrics`);
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type')!, /^text\/plain; version=0\.0\.4/);
+  const text = await res.text();
+  assert.match(text, /# TYPE provenant_http_requests_total counter/);
+  assert.match(text, /# TYPE provenant_http_request_duration_seconds histogram/);
+  const all = samples(text);
+  const healthCount = all.find(
+    (s) => s.name === 'provenant_http_requests_total' && s.labels.route === '/healthz' && s.labels.status === '200',
+  );
+  assert.ok(healthCount && healthCount.value >= 3);
+  const notFound = all.find((s) => s.name === 'provenant_http_requests_total' && s.labels.status === '404');
+  assert.is(notFound?.labels.route, 'unmatched', 'unknown paths share one label (bounded cardinality)');
+  const buckets = all.filter(
+    (s) => s.name === 'provenant_http_request_duration_seconds_bucket' && s.labels.route === '/healthz' && s.labels.status === '200',
+  );
+  assert.ok(buckets.length > 2);
+  for (let i = 1; i < buckets.length; i++) assert.ok(buckets[i].value >= buckets[i - 1].value, 'cumulative');
+  const count = all.find((s) => s.name === 'provenant_http_request_duration_seconds_count' && s.labels.route === '/healthz' && s.labels.status === '200');
+  assert.is(buckets[buckets.length - 1].labels.le, '+Inf');
+  assert.is(buckets[buckets.length - 1].value, count?.value);
+  const gauge = all.find((s) => s.name === 'provenant_test_queue_depth');
+  assert.equal(gauge, { name: 'provenant_test_queue_depth', labels: { pool: 'fingerprint' }, value: 7 });
+});
+
+test('Metrics escapes label values and refuses a name reused with another type', () => {
+  const m = new Metrics();
+  m.counter('x_total', 'x', ['path']).inc({ path: 'a"b\\c\nd' }, 2);
+  assert.match(m.render(), /x_total\{path="a\\"b\\\\c\\nd"\} 2/);
+  assert.throws(() => m.gauge('x_total', 'x'));
+  assert.is(m.counter('x_total', 'x', ['path']), m.counter('x_total', 'x', ['path']));
+});
+
+test('X-Request-Id: echoed when sane, generated otherwise', async () => {
+  const echoed = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
+  assert.is(echoed.headers.get('x-request-id'), 'abc-123');
+  const made = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'bad id with spaces' } });
+  assert.match(made.headers.get('x-request-id')!, /^[0-9a-f-]{36}$/);
+});
+
+test('errors: 404 not_found, 405, invalid JSON 400, body over 1 MB 413 payload_too_large', async () => {
+  const nf = await fetch(`${server.url}/api/v1/nope`);
+  assert.is(nf.status, 404);
+  assert.is((await nf.json()).error, 'not_found');
+  const na = await fetch(`${server.url}/api/v1/auth/register`);
+  assert.is(na.status, 405);
+  assert.is((await na.json()).error, 'method_not_allowed');
+  const bad = await fetch(`${server.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
+  assert.is(bad.status, 400);
+  assert.is((await bad.json()).error, 'invalid_request');
+  const big = JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(1024 * 1024) });
+  const tooBig = await fetch(`${server.url}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+  assert.is(tooBig.status, 413);
+  assert.is((await tooBig.json()).error, 'payload_too_large');
+  // Chunked (no Content-Length): the limit is enforced while streaming.
+  const chunks = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (let i = 0; i < 20; i++) c.enqueue(new Uint8Array(100 * 1024).fill(0x20));
+      c.close();
+    },
+  });
+  const streamed = await fetch(`${server.url}/api/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: chunks,
+    duplex: 'half',
+  } as RequestInit);
+  assert.is(streamed.status, 413);
+});
+
+test('the access log writes one JSON line per request; unknown errors are 500 internal_error, logged with the stack', async () => {
+  const lines: string[] = [];
+  const sink = { write: (s: string) => lines.push(s) };
+  const log = createLogger('info', sink, sink);
+  const app = new Koa();
+  app.use(requestId());
+  app.use(accessLog(log, new Metrics()));
+  app.use(renderErrors(log));
+  app.use((ctx) => {
+    if (ctx.path === '/boom') throw new Error('secret internals');
+    ctx.body = { ok: true };
+  });
+  const http = createServer(app.callback());
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  try {
+    await (await fetch(`${url}/fine`, { headers: { 'x-request-id': 'rid-1' } })).arrayBuffer();
+    const boom = await fetch(`${url}/boom`);
+    assert.is(boom.status, 500);
+    const body = await boom.json();
+    assert.is(body.error, 'internal_error');
+    assert.not.ok(JSON.stringify(body).includes('secret internals'), 'no internals leak to the client');
+  } finally {
+    await new Promise<void>((r) => http.close(() => r()));
+  }
+  const entries = lines.map((l) => JSON.parse(l));
+  const fine = entries.find((e) => e.msg === 'request' && e.path === '/fine');
+  assert.is(fine.method, 'GET');
+  assert.is(fine.status, 200);
+  assert.is(fine.request_id, 'rid-1');
+  assert.type(fine.ms, 'number');
+  const error = entries.find((e) => e.msg === 'unhandled error');
+  assert.match(error.stack, /secret internals/);
+  assert.is(entries.find((e) => e.msg === 'request' && e.path === '/boom').status, 500);
+  assert.ok(lines.every((l) => l.endsWith('\n') && !l.slice(0, -1).includes('\n')), 'one line each');
+});
+
+test('graceful shutdown: close() finishes an in-flight request, then refuses new ones', async () => {
+  const s = await startTestServer();
+  const url = s.url;
+  // Registration hashes a password (scrypt): still running when close() starts.
+  const arrived = new Promise<void>((r) => s.http.once('request', () => r()));
+  const inFlight = fetch(`${url}/api/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'late@example.com', password: 'in flight password' }),
+  });
+  await arrived;
+  const closed = s.close();
+  const res = await inFlight;
+  assert.is(res.status, 201);
+  assert.is((await res.json()).user.email, 'late@example.com');
+  await closed;
+  let refused = false;
+  try {
+    await fetch(`${url}/healthz`);
+  } catch {
+    refused = true;
+  }
+  assert.ok(refused, 'no new connections after close');
+});
+
+test.run();
