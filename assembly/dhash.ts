@@ -37,7 +37,7 @@ let lumaRowCap: usize = 0;
 let rowsOut: usize = 0;
 let rowsOutCap: usize = 0;
 
-/** Taps one axis can need: out * (2 ceil(r) + 1), r = max(in / out, 1). */
+/** More taps than one axis can need: each output spans at most 2 ceil(r) + 1 inputs, r = max(in / out, 1). */
 function tapBound(inSize: i32, outSize: i32): usize {
   const r = <i32>Math.ceil(Math.max(<f64>inSize / <f64>outSize, 1.0));
   return <usize>outSize * <usize>(2 * r + 3);
@@ -97,20 +97,23 @@ function prepare(width: i32, height: i32): void {
   if (outNeed > rowsOutCap) { rowsOut = growBlock(rowsOut, rowsOutCap, outNeed); rowsOutCap = outNeed; }
 }
 
-// Luma in integers first: S = 299 R + 587 G + 114 B (exact), and with alpha a the
-// composite over white is Y = 0.299 R' + 0.587 G' + 0.114 B' with c' = c a / 255 +
-// 255 (1 - a / 255), which is exactly S a / 255000 + (255 - a). So one exact integer
-// product, one rounding multiply and one exact add per pixel: the result differs from
-// evaluating the definition term by term only in the last bits of the f64. RGB and
-// grey are the a = 255 case; both builds do the same operations in the same order.
-const INV_255000: f64 = 1.0 / 255000.0;
+// Luma in integers first. With S = 299 R + 587 G + 114 B, the composite over white
+// (c' = c a / 255 + 255 (1 - a / 255)) has luma exactly
+//   Y = (S a + 255000 (255 - a)) / 255000,
+// and the numerator T is an exact integer (< 2^28). The luma row holds T (as f64) and
+// the filter runs on T; the 72 results are scaled by 1 / 255000 once before rounding.
+// So each pixel's luma is exact, and the only roundings are those of the filter sums,
+// which makes the result agree with the definition evaluated term by term in f64 to
+// the last bits. RGB is the a = 255 case (T = 255 S); grey stores the value itself
+// (scale 1). Both builds do the same operations in the same order.
+const RGB_SCALE: f64 = 1.0 / 255000.0;
 
 @inline
-function lumaOf(r: u32, g: u32, b: u32, a: u32): f64 {
-  return <f64>((299 * r + 587 * g + 114 * b) * a) * INV_255000 + <f64>(255 - a);
+function lumaNumerator(r: u32, g: u32, b: u32, a: u32): f64 {
+  return <f64>((299 * r + 587 * g + 114 * b) * a + 255000 * (255 - a));
 }
 
-/** Luma of one input row into `lumaRow` (f64 per pixel). */
+/** Luma of one input row into `lumaRow` (f64 per pixel: the grey value, or T for RGB and RGBA). */
 function lumaOfRow(src: usize, width: i32, channels: i32): void {
   const dst = lumaRow;
   let x = 0;
@@ -128,54 +131,55 @@ function lumaOfRow(src: usize, width: i32, channels: i32): void {
     }
   } else if (channels == 3) {
     if (ASC_FEATURE_SIMD) {
-      // 4 pixels per step from a 16-byte load that stays inside the row (x + 6 <= width).
+      // 4 pixels per step from a 16-byte load that stays inside the row (x + 6 <= width):
+      // R G B spread to i16 lanes (R0 G0 B0 0 R1 G1 B1 0), weighted pairwise, pairs added.
       const zero = i32x4.splat(0);
       const a255 = i32x4.splat(255);
+      const coef = i16x8(299, 587, 114, 0, 299, 587, 114, 0);
       for (; x + 6 <= width; x += 4) {
         const px = v128.load(src + <usize>x * 3);
-        const lo = i8x16.shuffle(px, zero, 0, 16, 1, 16, 2, 16, 16, 16, 3, 16, 4, 16, 5, 16, 16, 16);
-        const hi = i8x16.shuffle(px, zero, 6, 16, 7, 16, 8, 16, 16, 16, 9, 16, 10, 16, 11, 16, 16, 16);
-        storeLuma4(dst + (<usize>x << 3), lo, hi, a255, zero);
+        const dl = i32x4.dot_i16x8_s(i8x16.shuffle(px, zero, 0, 16, 1, 16, 2, 16, 16, 16, 3, 16, 4, 16, 5, 16, 16, 16), coef);
+        const dh = i32x4.dot_i16x8_s(i8x16.shuffle(px, zero, 6, 16, 7, 16, 8, 16, 16, 16, 9, 16, 10, 16, 11, 16, 16, 16), coef);
+        const sum = i32x4.add(i32x4.shuffle(dl, dh, 0, 2, 4, 6), i32x4.shuffle(dl, dh, 1, 3, 5, 7));
+        storeLuma4(dst + (<usize>x << 3), sum, a255, zero);
       }
     }
     for (; x < width; x++) {
       const p = src + <usize>x * 3;
-      store<f64>(dst + (<usize>x << 3), lumaOf(load<u8>(p), load<u8>(p, 1), load<u8>(p, 2), 255));
+      store<f64>(dst + (<usize>x << 3), lumaNumerator(load<u8>(p), load<u8>(p, 1), load<u8>(p, 2), 255));
     }
   } else {
     if (ASC_FEATURE_SIMD) {
-      const zero = i32x4.splat(0);
+      const lowBytes = i32x4.splat(0x00ff00ff);
       const c255 = i32x4.splat(255);
+      const kRB = i32x4.splat((114 << 16) | 299);
+      const kG = i32x4.splat(587);
       for (; x + 4 <= width; x += 4) {
+        // one pixel per i32 lane: R | G << 8 | B << 16 | A << 24
         const px = v128.load(src + (<usize>x << 2));
-        const alpha = i8x16.shuffle(px, zero, 3, 16, 16, 16, 7, 16, 16, 16, 11, 16, 16, 16, 15, 16, 16, 16);
-        storeLuma4(dst + (<usize>x << 3), i16x8.extend_low_i8x16_u(px), i16x8.extend_high_i8x16_u(px), alpha,
-          i32x4.sub(c255, alpha));
+        const rb = v128.and(px, lowBytes); // i16 pairs (R, B)
+        const ga = v128.and(i32x4.shr_u(px, 8), lowBytes); // i16 pairs (G, A)
+        const sum = i32x4.add(i32x4.dot_i16x8_s(rb, kRB), i32x4.dot_i16x8_s(ga, kG));
+        const alpha = i32x4.shr_u(px, 24);
+        storeLuma4(dst + (<usize>x << 3), sum, alpha, i32x4.sub(c255, alpha));
       }
     }
     for (; x < width; x++) {
       const p = src + (<usize>x << 2);
-      store<f64>(dst + (<usize>x << 3), lumaOf(load<u8>(p), load<u8>(p, 1), load<u8>(p, 2), load<u8>(p, 3)));
+      store<f64>(dst + (<usize>x << 3), lumaNumerator(load<u8>(p), load<u8>(p, 1), load<u8>(p, 2), load<u8>(p, 3)));
     }
   }
 }
 
 /**
- * lumaOf for 4 pixels: `lo` and `hi` hold R G B x of pixels 0-1 and 2-3 as i16 lanes,
- * `alpha` and `white` (255 - a) one i32 lane per pixel.
+ * lumaNumerator for 4 pixels from their integer parts (one i32 lane each): `sum` =
+ * 299 R + 587 G + 114 B, `alpha` = a, `white` = 255 - a.
  */
 @inline
-function storeLuma4(dst: usize, lo: v128, hi: v128, alpha: v128, white: v128): void {
-  const coef = i16x8(299, 587, 114, 0, 299, 587, 114, 0);
-  const dl = i32x4.dot_i16x8_s(lo, coef); // 299 R0 + 587 G0, 114 B0, 299 R1 + 587 G1, 114 B1
-  const dh = i32x4.dot_i16x8_s(hi, coef);
-  const sum = i32x4.add(i32x4.shuffle(dl, dh, 0, 2, 4, 6), i32x4.shuffle(dl, dh, 1, 3, 5, 7));
-  const u = i32x4.mul(sum, alpha);
-  const k = f64x2.splat(INV_255000);
-  v128.store(dst, f64x2.add(f64x2.mul(f64x2.convert_low_i32x4_s(u), k), f64x2.convert_low_i32x4_s(white)));
-  v128.store(dst, f64x2.add(
-    f64x2.mul(f64x2.convert_low_i32x4_s(i32x4.shuffle(u, u, 2, 3, 2, 3)), k),
-    f64x2.convert_low_i32x4_s(i32x4.shuffle(white, white, 2, 3, 2, 3))), 16);
+function storeLuma4(dst: usize, sum: v128, alpha: v128, white: v128): void {
+  const t = i32x4.add(i32x4.mul(sum, alpha), i32x4.mul(white, i32x4.splat(255000)));
+  v128.store(dst, f64x2.convert_low_i32x4_s(t));
+  v128.store(dst, f64x2.convert_low_i32x4_s(i32x4.shuffle(t, t, 2, 3, 2, 3)), 16);
 }
 
 /**
@@ -233,6 +237,7 @@ function resize(src: usize, width: i32, height: i32, channels: i32): void {
     }
   }
   // Then columns: each of the 8 output rows is a weighted sum of input rows.
+  const scale = channels == 1 ? 1.0 : RGB_SCALE;
   let w = yWeights;
   for (let j = 0; j < OUT_H; j++) {
     const lo = load<i32>(Y_SPANS + (<usize>j << 3));
@@ -244,7 +249,7 @@ function resize(src: usize, width: i32, height: i32, channels: i32): void {
         acc += load<f64>(w + (<usize>k << 3)) * load<f64>(p);
         p += <usize>(OUT_W << 3);
       }
-      let v = Math.floor(acc + 0.5);
+      let v = Math.floor(acc * scale + 0.5);
       if (v < 0.0) v = 0.0;
       if (v > 255.0) v = 255.0;
       store<u8>(RESIZED + <usize>(j * OUT_W + i), <u8>v);

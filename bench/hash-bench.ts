@@ -48,4 +48,18 @@ export const fmtRate = (opsPerSec: number, size: number): string =>
   size >= 1024 ? `${((opsPerSec * size) / 1e6).toFixed(0)} MB/s` : `${(opsPerSec / 1e6).toFixed(2)} M ops/s`;
 
 export const fmtSize = (size: number): string =>
-  size >= 1 << 20 ? `${size >> 20} MiB` : size >= 1024 ? `${size >> 10} KiB` : `${size} B`;
+  size % (1 << 20) === 0 ? `${size >> 20} MiB` : size % 1024 === 0 ? `${size >> 10} KiB` : `${size} B`;
+
+/**
+ * Operations per second of `ours` and `theirs`, each the best of `rounds` runs taken
+ * alternately, so a burst of load on the shared machine does not decide a comparison.
+ */
+export function versus(ours: () => void, theirs: () => void, maxTime: number, rounds = 2): [number, number] {
+  let a = 0;
+  let b = 0;
+  for (let i = 0; i < rounds; i++) {
+    a = Math.max(a, hz('ours', ours, maxTime));
+    b = Math.max(b, hz('theirs', theirs, maxTime));
+  }
+  return [a, b];
+}

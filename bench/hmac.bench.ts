@@ -8,7 +8,7 @@ import { createHMAC, createSHA256 } from 'hash-wasm';
 import { createHmacSha256, hmacSha256 } from '../src/lib/hmac.js';
 import { hmacSha256ForService } from '../src/lib/digest.js';
 import { wasmFlavor } from '../src/lib/wasm.js';
-import { clockName, fmtRate, fmtSize, hz, input } from './hash-bench.js';
+import { clockName, fmtRate, fmtSize, hz, input, versus } from './hash-bench.js';
 
 const key = input(32);
 const otherKey = input(33).subarray(1);
@@ -29,37 +29,49 @@ const check = (m: Uint8Array, want = byte): void => {
 };
 
 console.log(`HMAC-SHA256 of ${MSG}-byte messages, 32-byte key, ${wasmFlavor} build, node ${process.version}, timed on ${clockName}\n`);
-const node = hz('node createHmac', () => check(createHmac('sha256', key).update(msg).digest()), 1);
-const hw = hz('hash-wasm createHMAC (keyed once)', () => {
-  hashWasm.init();
-  hashWasm.update(msg);
-  check(hashWasm.digest('binary'));
-}, 1);
-const rows: Array<[string, number]> = [
-  ['ours hmacSha256(key, msg), same key each call', hz('ours one-shot', () => check(hmacSha256(key, msg)), 1)],
-  ['ours hmacSha256(key, msg), two keys alternating', hz('ours one-shot, keys alternating', () => {
+const candidates: Array<[string, () => void]> = [
+  ['node:crypto createHmac(...).update(msg).digest()', () => check(createHmac('sha256', key).update(msg).digest())],
+  ['hash-wasm createHMAC (keyed once), init/update/digest', () => {
+    hashWasm.init();
+    hashWasm.update(msg);
+    check(hashWasm.digest('binary'));
+  }],
+  ['ours hmacSha256(key, msg), same key each call', () => check(hmacSha256(key, msg))],
+  ['ours hmacSha256(key, msg), two keys alternating', () => {
     check(hmacSha256(key, msg));
     check(hmacSha256(otherKey, msg), otherMac[7]);
-  }, 1) * 2],
-  ['ours createHmacSha256(key).mac(msg), keyed once', hz('ours keyed mac', () => check(keyed.mac(msg)), 1)],
-  ['ours keyed .update(msg).digest()', hz('ours keyed stream', () => check(keyed.update(msg).digest()), 1)],
-  ['digest.ts hmacSha256ForService(key, msg)', hz('service', () => check(hmacSha256ForService(key, msg)), 1)],
+  }],
+  ['ours createHmacSha256(key).mac(msg), keyed once', () => check(keyed.mac(msg))],
+  ['ours keyed .update(msg).digest()', () => check(keyed.update(msg).digest())],
+  ['digest.ts hmacSha256ForService(key, msg)', () => check(hmacSha256ForService(key, msg))],
 ];
+// two rounds over all candidates, best of each: a burst of load on the shared box
+// should not decide the comparison
+const best = candidates.map(() => 0);
+for (let round = 0; round < 2; round++) {
+  candidates.forEach(([name, fn], i) => {
+    best[i] = Math.max(best[i], hz(name, fn, 0.7) * (name.includes('alternating') ? 2 : 1));
+  });
+}
+const [node, hw] = best;
 console.log('| implementation | ops/s | MB/s | ours/node | ours/hash-wasm |');
 console.log('|---|---|---|---|---|');
-console.log(`| node:crypto createHmac(...).update(msg).digest() | ${(node / 1e3).toFixed(0)} k | ${fmtRate(node, MSG)} | | |`);
-console.log(`| hash-wasm createHMAC, init/update/digest | ${(hw / 1e3).toFixed(0)} k | ${fmtRate(hw, MSG)} | | |`);
-for (const [name, ops] of rows) {
-  console.log(`| ${name} | ${(ops / 1e3).toFixed(0)} k | ${fmtRate(ops, MSG)} | ${(ops / node).toFixed(2)} | ${(ops / hw).toFixed(2)} |`);
-}
+candidates.forEach(([name], i) => {
+  const ops = best[i];
+  const ratios = i < 2 ? '| | |' : `| ${(ops / node).toFixed(2)} | ${(ops / hw).toFixed(2)} |`;
+  console.log(`| ${name} | ${(ops / 1e3).toFixed(0)} k | ${fmtRate(ops, MSG)} ${ratios}`);
+});
 
-console.log('\nCrossover, ours hmacSha256 (same key) vs node:crypto createHmac, by message size\n');
+console.log('\nCrossover, ours hmacSha256 (same key) vs node:crypto createHmac, by message size (best of two alternating runs each)\n');
 console.log('| message | ours | node:crypto | ours/node |');
 console.log('|---|---|---|---|');
-for (const size of [64, 256, 1024, 2048, 3072, 4096, 8192]) {
+for (const size of [64, 256, 512, 768, 1024, 1280, 1536, 2048, 4096, 8192]) {
   const data = input(size);
   const want = createHmac('sha256', key).update(data).digest()[7];
-  const ours = hz('ours', () => check(hmacSha256(key, data), want), 0.5);
-  const theirs = hz('node', () => check(createHmac('sha256', key).update(data).digest(), want), 0.5);
+  const [ours, theirs] = versus(
+    () => check(hmacSha256(key, data), want),
+    () => check(createHmac('sha256', key).update(data).digest(), want),
+    0.3,
+  );
   console.log(`| ${fmtSize(size)} | ${fmtRate(ours, size)} | ${fmtRate(theirs, size)} | ${(ours / theirs).toFixed(2)} |`);
 }

@@ -9,7 +9,7 @@ import { digestHexAt, feed, hashIo, mem, sha256, stage, type HashIo } from './sh
 
 const encoder = new TextEncoder();
 
-/** The key as bytes of at most one block: longer keys are replaced by their SHA-256 (RFC 2104 section 3). */
+/** The key as bytes of at most one block: longer keys are replaced by their SHA-256 (RFC 2104 section 2). */
 function blockKey(key: Uint8Array | string): Uint8Array {
   const bytes = typeof key === 'string' ? encoder.encode(key) : key;
   return bytes.length > 64 ? sha256(bytes) : bytes;

@@ -48,3 +48,10 @@ export type {
   IntegrityCheck, IntegritySeverity, IntegrityIssue, IntegrityReport, SignatureKind, SignatureHit, KernelRecord, WalkResult,
   KernelInput, ContainerKind, EntropyProfile, LsbChannelStats, TextEncoding, TextScan,
 } from './integrity.js';
+export { MatchIndex, MATCH_LIMIT, HASH_TYPES, hasBandLayout } from './match-index.js';
+export type { MatchQuery, MatchQueryOptions, Match, IndexedFingerprint } from './match-index.js';
+export {
+  fileSha256, fileSha256Hex, createFileHasher, hmacSha256ForService, hmacSha256HexForService,
+  FILE_SHA256_WASM_MAX_BYTES, HMAC_SHA256_WASM_MAX_BYTES,
+} from './digest.js';
+export type { FileHasher } from './digest.js';

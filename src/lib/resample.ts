@@ -94,26 +94,32 @@ export function mixToMono(channels: Float32Array[], limit = Infinity): Float32Ar
 const OUT_CHUNK = 65536; // output samples per kernel call
 
 interface KernelPlan {
-  inRate: number;
   phases: number; // pointer to den rows of `stride` f32
   stride: number;
 }
-let plan: KernelPlan | null = null;
+const MAX_PLANS = 8; // phase tables kept in wasm memory, one per input rate
+const plans = new Map<number, KernelPlan>();
 let inBlock = 0;
 let outBlock = 0;
 let inCap = 0;
 
-/** The phase filters of `inRate` in wasm memory as f32 (kept for the last rate used). */
+/** The phase filters of `inRate` in wasm memory as f32 (the last MAX_PLANS rates are kept). */
 function kernelPlan(k: Kernel<ResamplerExports>, inRate: number, bank: FilterBank, den: number): KernelPlan {
-  if (plan && plan.inRate === inRate) return plan;
+  const cached = plans.get(inRate);
+  if (cached) return cached;
+  if (plans.size >= MAX_PLANS) {
+    const [oldest, old] = plans.entries().next().value as [number, KernelPlan];
+    k.exports.release(old.phases);
+    plans.delete(oldest);
+  }
   const phases = exactPhases(bank, den);
-  if (plan) k.exports.release(plan.phases);
   const stride = (bank.taps + 3) & ~3;
   const ptr = k.exports.alloc(den * stride * 4);
   const view = k.view(Float32Array, ptr, den * stride);
   view.fill(0);
   for (let r = 0; r < den; r++) for (let i = 0; i < bank.taps; i++) view[r * stride + i] = phases[r * bank.taps + i];
-  plan = { inRate, phases: ptr, stride };
+  const plan = { phases: ptr, stride };
+  plans.set(inRate, plan);
   return plan;
 }
 

@@ -10,6 +10,7 @@ import { opsRoutes } from './ops/routes.js';
 import { AUTH_PREFIX, authRoutes } from './auth/routes.js';
 import { DEVELOPER_PREFIX, developerRoutes } from './developer/routes.js';
 import { signItRoutes } from './signit/routes.js';
+import { matchingRoutes } from './matching/routes.js';
 
 /** Upload endpoints whose bodies stream raw (up to 50 MB) instead of being parsed as JSON. */
 export const RAW_UPLOAD_PATHS = ['/api/v1/sign-it/verify-file', '/api/v1/sign-it/fingerprint'] as const;
@@ -20,6 +21,7 @@ const FEATURES: [string, (deps: ServerDeps) => Router][] = [
   [AUTH_PREFIX, authRoutes],
   [DEVELOPER_PREFIX, developerRoutes],
   ['/api/v1/sign-it', signItRoutes],
+  ['/api/v1/sign-it', matchingRoutes],
 ];
 
 export function createApp(deps: ServerDeps): Koa<AppState> {

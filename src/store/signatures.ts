@@ -144,6 +144,8 @@ export interface SignaturesStore {
   setThumbnail(actionHash: string, dataUri: string, now: number): Promise<boolean>;
   /** Fingerprinted records after `afterSeq` in insertion order: the match index's initial load. */
   listFingerprinted(afterSeq: number, limit: number): Promise<FingerprintedSignature[]>;
+  /** The records with these seqs (the match index's ids), in no particular order; unknown seqs are skipped. */
+  findBySeqs(seqs: readonly number[]): Promise<StoredSignature[]>;
   /** Undelivered outbox rows, oldest first (for the webhook dispatcher). */
   pendingEvents(limit: number): Promise<{ id: number; app_id: string; type: string; payload: Record<string, unknown>; created_at: number }[]>;
   markEventDispatched(id: number, now: number): Promise<void>;
@@ -392,6 +394,13 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
       if (fileHash === null) return false;
       notify((o) => o.thumbnail?.(actionHash, fileHash));
       return true;
+    },
+
+    async findBySeqs(seqs) {
+      if (seqs.length === 0) return [];
+      const marks = seqs.map(() => '?').join(', ');
+      const rows = await db.all<SignatureRow>(`${SELECT} WHERE s.seq IN (${marks})`, [...seqs]);
+      return rows.map(fromRow);
     },
 
     async listFingerprinted(afterSeq, limit) {

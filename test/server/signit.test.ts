@@ -8,6 +8,7 @@ import canonicalize from 'canonicalize';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createServerCell } from '../../src/server/accounts/cells.js';
 import { issueSessionToken } from '../../src/server/auth/tokens.js';
+import { registerTokenVerifier } from '../../src/server/auth/middleware.js';
 import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
 import type { NewSignature } from '../../src/store/signatures.js';
 import { onRevoked, onSignatureStored } from '../../src/server/signit/service.js';
@@ -370,6 +371,43 @@ test('POST /quota/sync-by-agent: signed message, 5-minute window, recount', asyn
   const sig = edSign(null, Buffer.from(`provenant-quota-sync:${sb.agent_pub_key}:${sb.timestamp}:0`), privateKey).toString('hex');
   r = await api('POST', `${S}/quota/sync-by-agent`, { body: { ...sb, signature: sig } });
   assert.equal([r.status, r.body.error], [404, 'agent_not_found']);
+});
+
+// OAuth access tokens arrive with the OAuth issue; until then a test verifier stands in
+// for one: `test-oauth:<userId>:<appId|->:<scope,scope>` (only this file's tokens match).
+registerTokenVerifier(async (_deps, token) => {
+  const m = /^test-oauth:([^:]+):([^:]+):(.*)$/.exec(token);
+  if (!m) return null;
+  return { userId: m[1], kind: 'oauth', appId: m[2] === '-' ? null : m[2], scopes: m[3].split(',').filter(Boolean) };
+});
+
+test('OAuth scopes: sign endpoints need `sign`, quota and my-signatures need `verify`; an app without an org is tier unknown', async () => {
+  const u = await cellUser('free');
+  const { app } = await appFor(u.userId, 'free', 'OAuth App');
+  const verifyOnly = `test-oauth:${u.userId}:${app.id}:verify`;
+  const signOnly = `test-oauth:${u.userId}:${app.id}:sign`;
+  for (const path of ['/sign', '/sign-batch', '/revoke', '/set-thumbnail']) {
+    const r = await api('POST', S + path, { token: verifyOnly, body: {} });
+    assert.equal([r.status, r.body.error], [403, 'insufficient_scope'], path);
+  }
+  for (const path of ['/quota', '/my-signatures']) {
+    const r = await api('GET', S + path, { token: signOnly });
+    assert.equal([r.status, r.body.error], [403, 'insufficient_scope'], path);
+  }
+  const s = await api('POST', `${S}/sign`, { token: signOnly, body: { file_hash: hex() } });
+  assert.is(s.status, 200);
+  assert.equal((await api('GET', `${S}/quota`, { token: verifyOnly })).body, {
+    allowed: true, scope: 'org', tier: 'free', used: 1, limit: 250, resets_at: nextMonthIso(),
+  });
+  const events = (await srv.deps.store.signatures.pendingEvents(10_000)).filter((e) => e.app_id === app.id);
+  assert.equal(events.map((e) => [e.type, e.payload.action_hash]), [['sign.created', s.body.action_hash]]);
+
+  const orphan = await srv.deps.store.accounts.createApp({ id: randomUUID(), orgId: null, ownerId: u.userId, name: 'No Org', redirectUris: [], scopes: [] });
+  const q = await api('GET', `${S}/quota`, { token: `test-oauth:${u.userId}:${orphan.id}:verify` });
+  assert.equal(q.body, { allowed: true, scope: 'community', tier: 'unknown', used: 0, limit: 2, resets_at: null });
+  // its signs draw on the personal quota
+  assert.is((await api('POST', `${S}/sign`, { token: `test-oauth:${u.userId}:${orphan.id}:sign`, body: { file_hash: hex() } })).status, 200);
+  assert.is((await api('GET', `${S}/quota`, { token: u.token })).body.used, 1);
 });
 
 // ---------------------------------------------------------------- batch

@@ -26,12 +26,16 @@ export const THRESHOLDS = {
   trailingEntropy: 7.2,
   /** Bits per byte above which a text metadata payload is not text. */
   textMetadataEntropy: 6.5,
-  /** Sample pair analysis estimate (fraction) at or above which LSB replacement is reported. */
-  spaWarning: 0.14,
+  /** Sample pair analysis estimate (weakest colour channel) at or above which LSB replacement is reported. */
+  spaWarning: 0.18,
   /** ... and at or above which it is mentioned as weak evidence. */
-  spaInfo: 0.07,
-  /** Chi-square p-value (pairs of values equalised) at or above which a channel is flagged. */
-  chiSquareP: 0.95,
+  spaInfo: 0.09,
+  /** Channels with fewer distinct values are graphics, where SPA is biased: no SPA verdict. */
+  spaMinDistinct: 16,
+  /** Chi-square p-value that every channel must reach for the pairs-of-values verdict... */
+  chiSquareP: 0.01,
+  /** ... together with at least this SPA estimate where SPA is defined. */
+  spaConfirm: 0.09,
   /** Zero-width characters without an explaining context from which a text is flagged. */
   zeroWidth: 3,
   /** Lines ending in mixed tabs and spaces (or 8+ blanks) from which a text is flagged. */
@@ -396,17 +400,28 @@ export function lsbAnalysis(ctx: FileContext, image: DecodedImage | null, why?: 
   }
   const stats = lsbStatistics(image.data, image.width, image.height, image.channels);
   const name = (c: number) => (stats.length === 1 ? 'grey' : CHANNEL_NAMES[c] ?? `#${c}`);
-  let best: LsbChannelStats | null = null;
-  for (const s of stats) if (Number.isFinite(s.spaEstimate) && (best === null || s.spaEstimate > best.spaEstimate)) best = s;
-  const chi = stats.filter((s) => s.degreesOfFreedom >= 16 && s.pValue >= THRESHOLDS.chiSquareP);
-  const spa = best ? Math.max(0, Math.min(1, best.spaEstimate)) : NaN;
-  const chiText = chi.length > 0 ? `; chi-square pairs test p=${chi.map((s) => `${s.pValue.toFixed(3)} (${name(s.channel)})`).join(', ')}` : '';
-  if ((best && spa >= THRESHOLDS.spaWarning) || chi.length > 0) {
-    const est = best ? `sample pair analysis estimates ${(spa * 100).toFixed(0)} % of ${name(best.channel)} samples carry embedded bits` : 'pairs of values equalised';
-    return { issues: [issue('LsbAnalysis', 'Warning', `LSB replacement likely: ${est}${chiText}`)], stats };
+  // SPA is trusted only where every colour channel gives an estimate from a
+  // continuous-tone histogram; the weakest channel decides (LSB replacement tools
+  // embed in every channel; synthetic graphics bias single channels).
+  const finite = stats.filter((s) => Number.isFinite(s.spaEstimate));
+  const tonal = finite.filter((s) => s.distinctValues >= THRESHOLDS.spaMinDistinct);
+  const weakest = tonal.length === stats.length ? tonal.reduce((a, b) => (b.spaEstimate < a.spaEstimate ? b : a)) : null;
+  const spa = weakest ? weakest.spaEstimate : NaN;
+  const describe = (s: LsbChannelStats) => `${Math.round(Math.max(0, Math.min(1, s.spaEstimate)) * 100)} % (${name(s.channel)})`;
+  if (weakest && spa >= THRESHOLDS.spaWarning) {
+    return { issues: [issue('LsbAnalysis', 'Warning', `LSB replacement likely: sample pair analysis estimates at least ${describe(weakest)} of samples carry embedded bits`)], stats };
   }
-  if (best && spa >= THRESHOLDS.spaInfo) {
-    return { issues: [issue('LsbAnalysis', 'Info', `weak LSB evidence: sample pair analysis estimate ${(spa * 100).toFixed(0)} % (${name(best.channel)})`)], stats };
+  // the pairs-of-values test: every channel's pairs as equal as embedding makes them,
+  // confirmed by SPA where it has an estimate (noisy photos pass the test alone)
+  const pairsEqual = stats.every((s) => Number.isFinite(s.pValue) && s.pValue >= THRESHOLDS.chiSquareP);
+  const lowest = finite.length > 0 ? finite.reduce((a, b) => (b.spaEstimate < a.spaEstimate ? b : a)) : null;
+  if (pairsEqual && (finite.length < stats.length || (lowest !== null && lowest.spaEstimate >= THRESHOLDS.spaConfirm))) {
+    const ps = stats.map((s) => `${s.pValue.toFixed(2)} (${name(s.channel)})`).join(', ');
+    const est = lowest ? `; SPA ${describe(lowest)}` : '';
+    return { issues: [issue('LsbAnalysis', 'Warning', `LSB replacement likely: chi-square pairs-of-values test p=${ps}${est}`)], stats };
+  }
+  if (weakest && spa >= THRESHOLDS.spaInfo) {
+    return { issues: [issue('LsbAnalysis', 'Info', `weak LSB evidence: sample pair analysis estimate ${describe(weakest)}`)], stats };
   }
   return { issues: [], stats };
 }

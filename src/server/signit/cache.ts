@@ -1,6 +1,6 @@
 // The read-through cache of `GET /verify` answers (one per server, keyed by file hash).
 //
-// Values are the serialized response bodies. Every write that changes an answer on
+// Values are the serialized response bodies, as UTF-8 bytes (nothing to encode per request). Every write that changes an answer on
 // this node drops it: the store tells us about signs, publishes and revocations
 // (SignatureObserver); profile changes call `invalidateVerifyCache(deps)`. A
 // generation counter closes the race where a read started before a write would put
@@ -32,8 +32,8 @@ export class VerifyCache {
   }
 
   /** The cached body for `fileHash`, or the one `load` makes (cached unless a write raced it). */
-  async get(fileHash: string, load: () => Promise<string>): Promise<string> {
-    const hit = this.cache.get<string>(fileHash);
+  async get(fileHash: string, load: () => Promise<Buffer>): Promise<Buffer> {
+    const hit = this.cache.get<Buffer>(fileHash);
     if (hit !== undefined) return hit;
     const before = this.generation;
     const body = await load();

@@ -49,6 +49,9 @@ function fromFieldError(err: unknown): never {
   throw err;
 }
 
+// Any accepted key works for checking the fields (32 zero bytes, plain base64); the real signer replaces it.
+const PLACEHOLDER_KEY = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
 /** What a sign request declares; the server adds `signer` and `signed_at`. */
 export interface SignRequest {
   fields: Record<string, unknown>;
@@ -113,9 +116,6 @@ export function toRecord(req: SignRequest, signer: string, signedAt: number): Si
   record.intent = req.intent ?? 'Authorship';
   return record;
 }
-
-// Any accepted key works for checking the fields (32 zero bytes, plain base64); the real signer replaces it.
-const PLACEHOLDER_KEY = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
 /** Spec 4.8: `files` (1..100 items) and optional `shared_metadata`, merged per file. */
 export function parseBatch(body: unknown): { items: unknown[] } {

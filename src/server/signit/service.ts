@@ -130,11 +130,6 @@ export function ownSignature(s: StoredSignature, supersededBy: string | null) {
   };
 }
 
-/** The twelve signed fields of a stored record (what verifyRecord re-checks). */
-export function signedRecordOf(s: StoredSignature): SignatureRecord & { signature: string } {
-  return { ...s.record, signature: s.signature };
-}
-
 // ---------------------------------------------------------------- quota plans
 
 let lastSignedAt = 0;
@@ -186,13 +181,13 @@ function isUniqueActionHash(err: unknown): boolean {
 
 // ---------------------------------------------------------------- GET /verify
 
-/** Spec 4.1: the JSON body of `{signatures, count}` for a hash, through the verify cache. */
-export async function verifyBody(deps: ServerDeps, hashQuery: unknown): Promise<string> {
+/** Spec 4.1: the JSON body (UTF-8) of `{signatures, count}` for a hash, through the verify cache. */
+export async function verifyBody(deps: ServerDeps, hashQuery: unknown): Promise<Buffer> {
   const hash = parseHashQuery(hashQuery);
   return verifyCacheOf(deps).get(hash, async () => {
     const list = await deps.store.signatures.findByFileHash(hash);
     const signatures = publicSignatures(list);
-    return JSON.stringify({ signatures, count: signatures.length });
+    return Buffer.from(JSON.stringify({ signatures, count: signatures.length }), 'utf8');
   });
 }
 

@@ -1,0 +1,53 @@
+// Perceptual matching routes (spec 4.2, 4.3, 4.11), relative to /api/v1/sign-it (the
+// app mounts this router there, beside the sign-it router). Uploads are raw bodies
+// (app.ts RAW_UPLOAD_PATHS): read with the 50 MB limit, fingerprinted in the pool.
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { requireAuth } from '../auth/middleware.js';
+import type { ServerDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { rateLimit } from '../ratelimit.js';
+import { matchingOf, verifyFile, verifyFuzzy } from './service.js';
+import { fingerprintUpload, readUpload, UploadGate } from './upload.js';
+
+const MINUTE = 60_000;
+
+export function matchingRoutes(deps: ServerDeps): Router {
+  const router = new Router();
+  matchingOf(deps); // build the index from the store now, not on the first query
+  // Two uploads per worker may be in flight (one decoding, one waiting); more get 503.
+  const gate = new UploadGate(2 * Math.max(1, deps.config.workers));
+
+  /** The upload's bytes and fingerprint, holding a place at the gate meanwhile. */
+  async function fingerprintOf(ctx: Context, emptyIsError: boolean) {
+    gate.enter(ctx);
+    try {
+      const bytes = await readUpload(ctx);
+      if (bytes.length === 0) {
+        if (emptyIsError) throw new ApiError('no_file');
+        return null;
+      }
+      return await fingerprintUpload(deps, bytes);
+    } finally {
+      gate.leave();
+    }
+  }
+
+  // Spec 4.2: public, 30/min per IP; matches >= 60 (null similarities kept).
+  router.post('/verify-file', rateLimit(deps, { name: 'sign-it:verify-file', max: 30, durationMs: MINUTE }), async (ctx) => {
+    const fp = await fingerprintOf(ctx, true);
+    ctx.body = await verifyFile(deps, fp);
+  });
+
+  // Spec 4.3: public, 30/min per IP; matches >= 70 (null similarities kept).
+  router.post('/verify-fuzzy', rateLimit(deps, { name: 'sign-it:verify-fuzzy', max: 30, durationMs: MINUTE }), async (ctx) => {
+    ctx.body = await verifyFuzzy(deps, ctx.request.body);
+  });
+
+  // Spec 4.11: sign scope; null for unsupported or unreadable files.
+  router.post('/fingerprint', requireAuth('sign'), async (ctx) => {
+    ctx.body = { fingerprint: await fingerprintOf(ctx, false) };
+  });
+
+  return router;
+}

@@ -1,0 +1,201 @@
+// Perceptual matching (spec 2.3, 4.2, 4.3, 4.11; decisions.md 3): one MatchIndex per
+// server, built from the stored perceptual hashes at start and kept current through
+// the signatures store's observer seam (every sign and publish; revoked signatures
+// keep matching, so revocations change nothing here). Index ids are the records' seqs.
+import { imagePHashFromGrey72 } from '../../lib/dhash.js';
+import { MATCH_LIMIT, MatchIndex, type Match, type MatchQuery } from '../../lib/match-index.js';
+import type { Fingerprint, HashType } from '../../lib/types.js';
+import type { StoredSignature } from '../../store/signatures.js';
+import type { ServerDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+
+/** Spec 8: the similarity thresholds. */
+export const VERIFY_FILE_THRESHOLD = 60;
+export const VERIFY_FUZZY_THRESHOLD = 70;
+/** Records read per page during the initial load. */
+const LOAD_PAGE = 5000;
+/** Most values accepted in a verify-fuzzy hash_value (120 s of audio is about 1,300 words). */
+const MAX_HASH_VALUES = 65_536;
+
+/** Spec 2.3. */
+export interface ReducedSignature {
+  file_hash: string;
+  signer: string;
+  signed_at: number;
+  intent: string;
+  ai_generation: string | null;
+  content_rights: object | null;
+  similarity: number | null;
+  match_type: 'perceptual';
+}
+
+export interface MatchBody {
+  signatures: ReducedSignature[];
+  count: number;
+}
+
+export interface LoadStats {
+  /** Fingerprinted records read. */
+  records: number;
+  /** Of those, indexed (can match). */
+  indexed: number;
+  ms: number;
+}
+
+/** The index of one server and its initial load. */
+export class MatchingService {
+  readonly index = new MatchIndex();
+  /** Resolves once every stored fingerprint is in the index. */
+  readonly ready: Promise<LoadStats>;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly deps: ServerDeps) {
+    // Subscribe before loading: a record stored meanwhile is added twice at worst,
+    // and adding an id again replaces it.
+    this.unsubscribe = deps.store.signatures.subscribe({
+      stored: (list) => {
+        for (const s of list) this.addRecord(s.seq, s.record.perceptual_hash, s.record.signed_at);
+      },
+    });
+    this.ready = this.load();
+    this.ready.catch((err: Error) => deps.log.error('match index load failed', { error: err.message }));
+  }
+
+  /** Indexes one stored fingerprint; false when it cannot match (not a fingerprint, or bands of no known layout). */
+  private addRecord(seq: number, perceptualHash: unknown, signedAt: number): boolean {
+    if (perceptualHash === null || typeof perceptualHash !== 'object') return false;
+    try {
+      return this.index.add(seq, perceptualHash as Fingerprint, Number.isFinite(signedAt) ? signedAt : 0);
+    } catch {
+      return false; // an unknown hash_type: stored as given, never matched
+    }
+  }
+
+  private async load(): Promise<LoadStats> {
+    const started = performance.now();
+    let after = 0;
+    let records = 0;
+    let indexed = 0;
+    for (;;) {
+      const page = await this.deps.store.signatures.listFingerprinted(after, LOAD_PAGE);
+      for (const r of page) {
+        if (this.addRecord(r.seq, r.record.perceptual_hash, r.record.signed_at)) indexed++;
+        after = r.seq;
+      }
+      records += page.length;
+      if (page.length < LOAD_PAGE) break;
+    }
+    const stats = { records, indexed, ms: Math.round(performance.now() - started) };
+    this.deps.log.info('match index loaded', { ...stats, bytes: this.index.bytes() });
+    return stats;
+  }
+
+  /**
+   * Spec 4.2/4.3: candidates of each hash type at or above `threshold` (null
+   * similarities kept), best first, at most 100, in the reduced shape.
+   */
+  async match(query: Omit<MatchQuery, 'hash_type'>, hashTypes: readonly HashType[], threshold: number): Promise<ReducedSignature[]> {
+    await this.ready;
+    const found: Match[] = [];
+    for (const hash_type of hashTypes) found.push(...this.index.query({ ...query, hash_type }, { threshold, limit: MATCH_LIMIT }));
+    if (found.length === 0) return [];
+    const rows = await this.deps.store.signatures.findBySeqs(found.map((m) => m.id));
+    const bySeq = new Map<number, StoredSignature>(rows.map((r) => [r.seq, r]));
+    const out: ReducedSignature[] = [];
+    for (const m of found) {
+      const s = bySeq.get(m.id);
+      if (s !== undefined) out.push(reduced(s, m.similarity));
+    }
+    // Merging two types' lists needs the same order again (decisions.md 3).
+    if (hashTypes.length > 1) out.sort((a, b) => (b.similarity ?? -1) - (a.similarity ?? -1) || b.signed_at - a.signed_at);
+    return out.slice(0, MATCH_LIMIT);
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.index.free();
+  }
+}
+
+function reduced(s: StoredSignature, similarity: number | null): ReducedSignature {
+  const r = s.record;
+  return {
+    file_hash: r.file_hash,
+    signer: r.signer,
+    signed_at: r.signed_at,
+    intent: r.intent,
+    ai_generation: r.ai_generation,
+    content_rights: r.content_rights,
+    similarity,
+    match_type: 'perceptual',
+  };
+}
+
+const services = new WeakMap<ServerDeps, MatchingService>();
+// A server's index lives as long as its deps; its WebAssembly memory is handed back after.
+const freeIndex = new FinalizationRegistry<MatchIndex>((index) => index.free());
+
+/** The matching service of this server, made (and its load started) on first call. */
+export function matchingOf(deps: ServerDeps): MatchingService {
+  let service = services.get(deps);
+  if (!service) {
+    service = new MatchingService(deps);
+    services.set(deps, service);
+    freeIndex.register(deps, service.index);
+  }
+  return service;
+}
+
+export function body(signatures: ReducedSignature[]): MatchBody {
+  return { signatures, count: signatures.length };
+}
+
+/** Spec 4.2: a fingerprinted upload's matches; null fingerprint = unsupported or unreadable. */
+export async function verifyFile(deps: ServerDeps, fp: Fingerprint | null): Promise<MatchBody | (MatchBody & { match_type: 'none' })> {
+  if (fp === null) return { signatures: [], count: 0, match_type: 'none' };
+  return body(await matchingOf(deps).match(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD));
+}
+
+function isByteArray(v: unknown, maxLength: number): v is number[] {
+  return Array.isArray(v) && v.length <= maxLength && v.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 255);
+}
+
+/** Which stored types a band layout can match (spec 4.3): 8 x 1 byte images, 8 x 4 bytes audio and video. */
+export function hashTypesForBands(bands: number[][]): HashType[] {
+  if (bands.length !== 8) return [];
+  if (bands.every((b) => b.length === 1)) return ['ImagePHash'];
+  if (bands.every((b) => b.length === 4)) return ['AudioChromaprint', 'VideoPHash'];
+  return [];
+}
+
+/**
+ * Spec 4.3: `pixels` (72 grey values; the server computes hash and bands, ignoring
+ * the others) or `bands` with an optional `hash_value`. Malformed arrays are 400
+ * invalid_request; neither field is 400 missing_bands; a band layout of no hash type
+ * matches nothing.
+ */
+export async function verifyFuzzy(deps: ServerDeps, input: unknown): Promise<MatchBody> {
+  const b = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+  if (b.pixels !== undefined && b.pixels !== null) {
+    if (!isByteArray(b.pixels, 72) || b.pixels.length !== 72) {
+      throw new ApiError('invalid_request', 'pixels must be 72 grey values (integers 0-255, 9 x 8, row-major).');
+    }
+    const fp = imagePHashFromGrey72(b.pixels);
+    return body(await matchingOf(deps).match(fp, ['ImagePHash'], VERIFY_FUZZY_THRESHOLD));
+  }
+  if (b.bands === undefined || b.bands === null) throw new ApiError('missing_bands');
+  if (!Array.isArray(b.bands) || b.bands.length > 64 || !b.bands.every((band) => isByteArray(band, 64))) {
+    throw new ApiError('invalid_request', 'bands must be an array of byte arrays (integers 0-255).');
+  }
+  let hashValue: number[] | null = null;
+  if (b.hash_value !== undefined && b.hash_value !== null) {
+    if (!isByteArray(b.hash_value, MAX_HASH_VALUES)) {
+      throw new ApiError('invalid_request', `hash_value must be an array of at most ${MAX_HASH_VALUES} bytes (integers 0-255).`);
+    }
+    hashValue = b.hash_value;
+  }
+  const bands = b.bands as number[][];
+  const types = hashTypesForBands(bands);
+  if (types.length === 0) return body([]);
+  return body(await matchingOf(deps).match({ bands, hash_value: hashValue }, types, VERIFY_FUZZY_THRESHOLD));
+}

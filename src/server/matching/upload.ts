@@ -1,0 +1,89 @@
+// Raw file uploads for verify-file and fingerprint (spec 4.2, 4.11, 8; decisions.md
+// 10): at most 50 MB, enforced while streaming (413 before the limit is passed), a
+// bounded number of uploads in flight (503 busy beyond it, so a flood of large
+// uploads cannot exhaust memory), and decoding only in the worker pool (the event
+// loop never decodes or hashes a file).
+import type { Context } from 'koa';
+import { createFingerprintPool, PoolError, type FingerprintPool } from '../../pool/index.js';
+import type { Fingerprint } from '../../lib/types.js';
+import { readRawBody } from '../body.js';
+import type { ServerDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+
+/** Spec 8: 50 MB per upload (MiB: 52,428,800 bytes). */
+export const UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024;
+/** Spec 8: the fingerprinter's deadline. */
+export const FINGERPRINT_TIMEOUT_MS = 60_000;
+
+/** A counter of uploads in flight, from the first body byte until the fingerprint is back. */
+export class UploadGate {
+  private active = 0;
+  constructor(readonly max: number) {}
+
+  get inFlight(): number {
+    return this.active;
+  }
+
+  /** Takes a place, or throws 503 busy (the body is drained unread, the connection closed). */
+  enter(ctx: Context): void {
+    if (this.active >= this.max) {
+      ctx.req.resume();
+      throw new ApiError('busy', 'Too many uploads are being fingerprinted; try again shortly.', {}, {
+        'Retry-After': '1',
+        Connection: 'close',
+      });
+    }
+    this.active++;
+  }
+
+  leave(): void {
+    this.active--;
+  }
+}
+
+const pools = new WeakMap<ServerDeps, FingerprintPool>();
+
+function isPool(p: unknown): p is FingerprintPool {
+  return typeof p === 'object' && p !== null && typeof (p as FingerprintPool).fingerprint === 'function';
+}
+
+/**
+ * The server's fingerprint pool: `deps.pool` when the caller provided one, else one
+ * made on first use (PROVENANT_WORKERS threads, 60 s deadline) and stored on
+ * `deps.pool`, so that serve.ts closes it at shutdown.
+ */
+export function poolOf(deps: ServerDeps): FingerprintPool {
+  if (isPool(deps.pool)) return deps.pool;
+  let pool = pools.get(deps);
+  if (!pool) {
+    const workers = deps.config.workers;
+    pool = createFingerprintPool({ workers, taskTimeoutMs: FINGERPRINT_TIMEOUT_MS, maxQueue: 4 * workers });
+    pools.set(deps, pool);
+    deps.pool = pool;
+  }
+  return pool;
+}
+
+/** Reads the raw body (413 payload_too_large past 50 MB, nothing buffered beyond). */
+export function readUpload(ctx: Context): Promise<Buffer> {
+  return readRawBody(ctx, UPLOAD_LIMIT_BYTES);
+}
+
+/**
+ * The fingerprint of uploaded bytes, computed in the pool: null when the type is not
+ * supported or the file cannot be decoded (a decoder that throws or crashes its worker
+ * counts as unreadable). A full queue is 503 busy; the 60 s deadline is 504.
+ */
+export async function fingerprintUpload(deps: ServerDeps, bytes: Uint8Array): Promise<Fingerprint | null> {
+  try {
+    return await poolOf(deps).fingerprint(bytes);
+  } catch (err) {
+    if (err instanceof PoolError) {
+      if (err.code === 'busy' || err.code === 'closed') throw new ApiError('busy', undefined, {}, { 'Retry-After': '1' });
+      if (err.code === 'timeout') throw new ApiError('fingerprint_timeout');
+      deps.log.warn('fingerprint task failed', { error: err.message });
+      return null;
+    }
+    throw err;
+  }
+}
