@@ -23,7 +23,7 @@ import {
 } from '../../lib/records.js';
 import type { NewSignature, OutboxEvent, StoredSignature } from '../../store/signatures.js';
 import type { User } from '../../store/accounts.js';
-import { serverCellAgentKey, signWithCell } from '../accounts/cells.js';
+import { serverCellAgentKey, signManyWithCell, signWithCell } from '../accounts/cells.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { AuthState } from '../types.js';
@@ -199,6 +199,10 @@ function cellRefusal(message: string): ApiError {
 
 async function cellSigned(deps: ServerDeps, userId: string, record: SignatureRecord): Promise<NewSignature> {
   const { signature } = await signWithCell(deps, userId, canonicalRecordBytes(record));
+  return cellSignedAs(record, signature, userId);
+}
+
+function cellSignedAs(record: SignatureRecord, signature: Uint8Array, userId: string): NewSignature {
   const signatureText = toBase64(signature);
   return { record, signature: signatureText, action_hash: actionHash(record, signatureText), userId, appId: null, source: 'rest' };
 }
@@ -253,8 +257,7 @@ export async function signBatch(deps: ServerDeps, auth: AuthState, body: unknown
   const signer = await serverCellAgentKey(deps, user.id);
   if (signer === null) throw new ApiError('signing_failed');
   const signedAt = nextSignedAt();
-  // Check every file first; then sign the valid ones concurrently (each signature reads
-  // the sealed cell key), keeping the request order.
+  // Check every file first; then sign the valid ones with the cell key opened once, keeping the request order.
   const checked = items.map((item): { fileHash: string | null; request?: SignRequest; error?: string } => {
     const fileHash = isPlainObject(item) && typeof item.file_hash === 'string' ? item.file_hash.toLowerCase() : null;
     try {
@@ -266,9 +269,11 @@ export async function signBatch(deps: ServerDeps, auth: AuthState, body: unknown
       return { fileHash, error: err.code };
     }
   });
-  const signedItems = await Promise.all(
-    checked.map((c) => (c.request === undefined ? null : cellSigned(deps, user.id, toRecord(c.request, signer, signedAt)))),
-  );
+  const records = checked.map((c) => (c.request === undefined ? null : toRecord(c.request, signer, signedAt)));
+  const valid = records.filter((r): r is SignatureRecord => r !== null);
+  const signatures = await signManyWithCell(deps, user.id, valid.map(canonicalRecordBytes));
+  let next = 0;
+  const signedItems = records.map((record) => (record === null ? null : cellSignedAs(record, signatures[next++].signature, user.id)));
   const results: BatchItemResult[] = [];
   const toStore: NewSignature[] = [];
   const seen = new Set<string>();
