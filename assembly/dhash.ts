@@ -9,9 +9,9 @@
 //      to sum 1; then rounded to the nearest integer;
 //   4. bit 8y + x = p[y][x] > p[y][x + 1], row by row, most significant bit first.
 //
-// The filter weights of each axis are computed once per input size and kept; the
-// row pass needs one luma row and one 9-value row per input row, in grow-only blocks,
-// so repeated calls allocate nothing.
+// The filter plan of each axis is computed once per input size and kept; the row pass
+// keeps 9 values per input row in a grow-only block, so repeated calls allocate nothing.
+// Both builds do the same arithmetic in the same order: their results are identical.
 
 const OUT_W: i32 = 9;
 const OUT_H: i32 = 8;
@@ -32,8 +32,6 @@ let yWeights: usize = 0;
 let yWeightsCap: usize = 0;
 let yFor: i32 = -1;
 
-let lumaRow: usize = 0;
-let lumaRowCap: usize = 0;
 let rowsOut: usize = 0;
 let rowsOutCap: usize = 0;
 
@@ -91,151 +89,227 @@ function prepare(width: i32, height: i32): void {
     prepareAxis(height, OUT_H, Y_SPANS, yWeights);
     yFor = height;
   }
-  const rowNeed = <usize>width << 3;
-  if (rowNeed > lumaRowCap) { lumaRow = growBlock(lumaRow, lumaRowCap, rowNeed); lumaRowCap = rowNeed; }
   const outNeed = <usize>height * <usize>(OUT_W << 3);
   if (outNeed > rowsOutCap) { rowsOut = growBlock(rowsOut, rowsOutCap, outNeed); rowsOutCap = outNeed; }
 }
 
 // Luma in integers first. With S = 299 R + 587 G + 114 B, the composite over white
-// (c' = c a / 255 + 255 (1 - a / 255)) has luma exactly
-//   Y = (S a + 255000 (255 - a)) / 255000,
-// and the numerator T is an exact integer (< 2^28). The luma row holds T (as f64) and
-// the filter runs on T; the 72 results are scaled by 1 / 255000 once before rounding.
-// So each pixel's luma is exact, and the only roundings are those of the filter sums,
-// which makes the result agree with the definition evaluated term by term in f64 to
-// the last bits. RGB is the a = 255 case (T = 255 S); grey stores the value itself
-// (scale 1). Both builds do the same operations in the same order.
+// (c' = c a / 255 + 255 (1 - a / 255)) has luma exactly Y = T / 255000 with the integer
+// T = (S - 255000) a + 65025000 (< 2^26). RGB is the case a = 255 (T = 255 S); grey
+// uses the value itself (scale 1).
 const RGB_SCALE: f64 = 1.0 / 255000.0;
 
-@inline
-function lumaNumerator(r: u32, g: u32, b: u32, a: u32): f64 {
-  return <f64>((299 * r + 587 * g + 114 * b) * a + 255000 * (255 - a));
+// The row pass sums T and (x - start) T exactly (integers in f64, below 2^53 for
+// intervals shorter than 2^14 pixels) over the intervals between the points where some
+// output's triangle starts, peaks or ends; on each interval every output's weight is
+// linear in x, so output i = sum over its intervals of alpha A + beta B.
+const MAX_BOUNDS: i32 = 3 * OUT_W;
+const BOUNDS: usize = memory.data(MAX_BOUNDS * 4);
+let boundCount: i32 = 0;
+/** Per output: first and end interval (i32 each). */
+const OUT_INTERVALS: usize = memory.data(OUT_W * 8);
+/** Per output and interval: alpha, beta (f64), row-major [i][k]. */
+const ALPHA: usize = memory.data(OUT_W * MAX_BOUNDS * 8);
+const BETA: usize = memory.data(OUT_W * MAX_BOUNDS * 8);
+/** Per interval of the current row: A = sum T, B = sum (x - start) T. */
+const SUM_A: usize = memory.data(MAX_BOUNDS * 8);
+const SUM_B: usize = memory.data(MAX_BOUNDS * 8);
+let rowPlanFor: i32 = -1;
+
+function insertBound(v: i32): void {
+  let n = boundCount;
+  for (let k = 0; k < n; k++) if (load<i32>(BOUNDS + (<usize>k << 2)) == v) return;
+  let k = n;
+  while (k > 0 && load<i32>(BOUNDS + (<usize>(k - 1) << 2)) > v) {
+    store<i32>(BOUNDS + (<usize>k << 2), load<i32>(BOUNDS + (<usize>(k - 1) << 2)));
+    k--;
+  }
+  store<i32>(BOUNDS + (<usize>k << 2), v);
+  boundCount = n + 1;
 }
 
-/** Luma of one input row into `lumaRow` (f64 per pixel: the grey value, or T for RGB and RGBA). */
-function lumaOfRow(src: usize, width: i32, channels: i32): void {
-  const dst = lumaRow;
-  let x = 0;
+function boundIndex(v: i32): i32 {
+  for (let k = 0; k < boundCount; k++) if (load<i32>(BOUNDS + (<usize>k << 2)) == v) return k;
+  return -1;
+}
+
+/** The interval plan of the row pass for `width` input columns. */
+function prepareRowPlan(width: i32): void {
+  const s = <f64>width / <f64>OUT_W;
+  const r = Math.max(s, 1.0);
+  boundCount = 0;
+  for (let i = 0; i < OUT_W; i++) {
+    const lo = load<i32>(X_SPANS + (<usize>i << 3));
+    const n = load<i32>(X_SPANS + (<usize>i << 3), 4);
+    const c = (<f64>i + 0.5) * s - 0.5;
+    let m = <i32>Math.floor(c) + 1;
+    if (m < lo) m = lo;
+    if (m > lo + n) m = lo + n;
+    insertBound(lo);
+    insertBound(m);
+    insertBound(lo + n);
+  }
+  for (let i = 0; i < OUT_W; i++) {
+    const lo = load<i32>(X_SPANS + (<usize>i << 3));
+    const n = load<i32>(X_SPANS + (<usize>i << 3), 4);
+    const c = (<f64>i + 0.5) * s - 0.5;
+    // the normalising sum, as prepareAxis adds it
+    let sum = 0.0;
+    for (let x = lo; x < lo + n; x++) {
+      const t = 1.0 - Math.abs(<f64>x - c) / r;
+      sum += t > 0.0 ? t : 0.0;
+    }
+    const k0 = boundIndex(lo);
+    const k1 = boundIndex(lo + n);
+    store<i32>(OUT_INTERVALS + (<usize>i << 3), k0);
+    store<i32>(OUT_INTERVALS + (<usize>i << 3), k1, 4);
+    for (let k = k0; k < k1; k++) {
+      const b = <f64>load<i32>(BOUNDS + (<usize>k << 2));
+      const at = <usize>(i * MAX_BOUNDS + k) << 3;
+      if (b <= c) {
+        // rising side: weight 1 - (c - x) / r
+        store<f64>(ALPHA + at, (1.0 - (c - b) / r) / sum);
+        store<f64>(BETA + at, (1.0 / r) / sum);
+      } else {
+        // falling side: weight 1 - (x - c) / r
+        store<f64>(ALPHA + at, (1.0 + (c - b) / r) / sum);
+        store<f64>(BETA + at, -(1.0 / r) / sum);
+      }
+    }
+  }
+  rowPlanFor = width;
+}
+
+@inline
+function pixelT(p: usize, channels: i32): f64 {
+  if (channels == 1) return <f64>load<u8>(p);
+  const s = 299 * <i32>load<u8>(p) + 587 * <i32>load<u8>(p, 1) + 114 * <i32>load<u8>(p, 2);
+  if (channels == 3) return <f64>(s * 255);
+  return <f64>((s - 255000) * <i32>load<u8>(p, 3) + 65025000);
+}
+
+/** T of 4 pixels as i32 lanes (SIMD build only); reads exactly 4 * channels bytes. */
+@inline
+function pixelT4(p: usize, channels: i32): v128 {
   if (channels == 1) {
-    if (ASC_FEATURE_SIMD) {
-      for (; x + 4 <= width; x += 4) {
-        const v = i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(src + <usize>x)));
-        const o = dst + (<usize>x << 3);
-        v128.store(o, f64x2.convert_low_i32x4_u(v));
-        v128.store(o, f64x2.convert_low_i32x4_u(i32x4.shuffle(v, v, 2, 3, 2, 3)), 16);
-      }
-    }
-    for (; x < width; x++) {
-      store<f64>(dst + (<usize>x << 3), <f64>load<u8>(src + <usize>x));
-    }
-  } else if (channels == 3) {
-    if (ASC_FEATURE_SIMD) {
-      // 4 pixels per step from a 16-byte load that stays inside the row (x + 6 <= width):
-      // R G B spread to i16 lanes (R0 G0 B0 0 R1 G1 B1 0), weighted pairwise, pairs added.
-      const zero = i32x4.splat(0);
-      const a255 = i32x4.splat(255);
-      const coef = i16x8(299, 587, 114, 0, 299, 587, 114, 0);
-      for (; x + 6 <= width; x += 4) {
-        const px = v128.load(src + <usize>x * 3);
-        const dl = i32x4.dot_i16x8_s(i8x16.shuffle(px, zero, 0, 16, 1, 16, 2, 16, 16, 16, 3, 16, 4, 16, 5, 16, 16, 16), coef);
-        const dh = i32x4.dot_i16x8_s(i8x16.shuffle(px, zero, 6, 16, 7, 16, 8, 16, 16, 16, 9, 16, 10, 16, 11, 16, 16, 16), coef);
-        const sum = i32x4.add(i32x4.shuffle(dl, dh, 0, 2, 4, 6), i32x4.shuffle(dl, dh, 1, 3, 5, 7));
-        storeLuma4(dst + (<usize>x << 3), sum, a255, zero);
-      }
-    }
-    for (; x < width; x++) {
-      const p = src + <usize>x * 3;
-      store<f64>(dst + (<usize>x << 3), lumaNumerator(load<u8>(p), load<u8>(p, 1), load<u8>(p, 2), 255));
-    }
-  } else {
-    if (ASC_FEATURE_SIMD) {
-      const lowBytes = i32x4.splat(0x00ff00ff);
-      const c255 = i32x4.splat(255);
-      const kRB = i32x4.splat((114 << 16) | 299);
-      const kG = i32x4.splat(587);
-      for (; x + 4 <= width; x += 4) {
-        // one pixel per i32 lane: R | G << 8 | B << 16 | A << 24
-        const px = v128.load(src + (<usize>x << 2));
-        const rb = v128.and(px, lowBytes); // i16 pairs (R, B)
-        const ga = v128.and(i32x4.shr_u(px, 8), lowBytes); // i16 pairs (G, A)
-        const sum = i32x4.add(i32x4.dot_i16x8_s(rb, kRB), i32x4.dot_i16x8_s(ga, kG));
-        const alpha = i32x4.shr_u(px, 24);
-        storeLuma4(dst + (<usize>x << 3), sum, alpha, i32x4.sub(c255, alpha));
-      }
-    }
-    for (; x < width; x++) {
-      const p = src + (<usize>x << 2);
-      store<f64>(dst + (<usize>x << 3), lumaNumerator(load<u8>(p), load<u8>(p, 1), load<u8>(p, 2), load<u8>(p, 3)));
-    }
+    return i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v128.load32_zero(p)));
   }
+  if (channels == 3) {
+    const px = v128.load32_lane(p + 8, v128.load64_zero(p), 2); // 12 bytes: R0 G0 B0 ... B3
+    const coef = i16x8(299, 587, 114, 0, 299, 587, 114, 0);
+    const zero = i32x4.splat(0);
+    const dl = i32x4.dot_i16x8_s(i8x16.shuffle(px, zero, 0, 16, 1, 16, 2, 16, 16, 16, 3, 16, 4, 16, 5, 16, 16, 16), coef);
+    const dh = i32x4.dot_i16x8_s(i8x16.shuffle(px, zero, 6, 16, 7, 16, 8, 16, 16, 16, 9, 16, 10, 16, 11, 16, 16, 16), coef);
+    return i32x4.mul(i32x4.add(i32x4.shuffle(dl, dh, 0, 2, 4, 6), i32x4.shuffle(dl, dh, 1, 3, 5, 7)), i32x4.splat(255));
+  }
+  // one pixel per i32 lane: R | G << 8 | B << 16 | A << 24
+  const px = v128.load(p);
+  const lowBytes = i32x4.splat(0x00ff00ff);
+  const rb = v128.and(px, lowBytes); // i16 pairs (R, B)
+  const ga = v128.and(i32x4.shr_u(px, 8), lowBytes); // i16 pairs (G, A)
+  const s = i32x4.add(i32x4.dot_i16x8_s(rb, i32x4.splat((114 << 16) | 299)), i32x4.dot_i16x8_s(ga, i32x4.splat(587)));
+  return i32x4.add(i32x4.mul(i32x4.sub(s, i32x4.splat(255000)), i32x4.shr_u(px, 24)), i32x4.splat(65025000));
 }
 
 /**
- * lumaNumerator for 4 pixels from their integer parts (one i32 lane each): `sum` =
- * 299 R + 587 G + 114 B, `alpha` = a, `white` = 255 - a.
+ * A = sum T and B = sum (x - start) T over pixels start..end-1 of the row at `row`
+ * into SUM_A / SUM_B slot k. The bulk runs in steps of 4 pixels, one running sum R and
+ * one sum of running sums Q per lane j (the pixels start + 4u + j): then
+ * sum_u u T = n R - Q for n steps, so B = sum_j 4 (n R_j - Q_j) + j R_j and A = sum_j R_j.
+ * Every value is an integer below 2^53, so the sums are exact in f64 and the order of
+ * the additions does not matter.
  */
 @inline
-function storeLuma4(dst: usize, sum: v128, alpha: v128, white: v128): void {
-  const t = i32x4.add(i32x4.mul(sum, alpha), i32x4.mul(white, i32x4.splat(255000)));
-  v128.store(dst, f64x2.convert_low_i32x4_s(t));
-  v128.store(dst, f64x2.convert_low_i32x4_s(i32x4.shuffle(t, t, 2, 3, 2, 3)), 16);
-}
-
-/**
- * Sum of w[k] * l[k] for k < n, in four interleaved partial sums (taps k = 0, 1, 2, 3
- * mod 4) so the additions do not wait on each other, combined as (s0 + s1) + (s2 + s3),
- * then the last n mod 4 taps in order. Both builds add in exactly this order.
- */
-@inline
-function dot(w: usize, l: usize, n: i32): f64 {
-  let k = 0;
-  let acc = 0.0;
+function intervalSums(row: usize, start: i32, end: i32, channels: i32, k: i32): void {
+  const steps = (end - start) >> 2;
+  let r0 = 0.0;
+  let r1 = 0.0;
+  let r2 = 0.0;
+  let r3 = 0.0;
+  let q0 = 0.0;
+  let q1 = 0.0;
+  let q2 = 0.0;
+  let q3 = 0.0;
+  let p = row + <usize>(start * channels);
+  const stride = <usize>(4 * channels);
   if (ASC_FEATURE_SIMD) {
-    let a0 = f64x2.splat(0.0);
-    let a1 = f64x2.splat(0.0);
-    for (; k + 4 <= n; k += 4) {
-      const o = <usize>k << 3;
-      a0 = f64x2.add(a0, f64x2.mul(v128.load(w + o), v128.load(l + o)));
-      a1 = f64x2.add(a1, f64x2.mul(v128.load(w + o, 16), v128.load(l + o, 16)));
+    let r01 = f64x2.splat(0.0);
+    let r23 = f64x2.splat(0.0);
+    let q01 = f64x2.splat(0.0);
+    let q23 = f64x2.splat(0.0);
+    for (let u = 0; u < steps; u++) {
+      const t = pixelT4(p, channels);
+      r01 = f64x2.add(r01, f64x2.convert_low_i32x4_s(t));
+      r23 = f64x2.add(r23, f64x2.convert_low_i32x4_s(i32x4.shuffle(t, t, 2, 3, 2, 3)));
+      q01 = f64x2.add(q01, r01);
+      q23 = f64x2.add(q23, r23);
+      p += stride;
     }
-    acc = (f64x2.extract_lane(a0, 0) + f64x2.extract_lane(a0, 1)) + (f64x2.extract_lane(a1, 0) + f64x2.extract_lane(a1, 1));
+    r0 = f64x2.extract_lane(r01, 0);
+    r1 = f64x2.extract_lane(r01, 1);
+    r2 = f64x2.extract_lane(r23, 0);
+    r3 = f64x2.extract_lane(r23, 1);
+    q0 = f64x2.extract_lane(q01, 0);
+    q1 = f64x2.extract_lane(q01, 1);
+    q2 = f64x2.extract_lane(q23, 0);
+    q3 = f64x2.extract_lane(q23, 1);
   } else {
-    let s0 = 0.0;
-    let s1 = 0.0;
-    let s2 = 0.0;
-    let s3 = 0.0;
-    for (; k + 4 <= n; k += 4) {
-      const o = <usize>k << 3;
-      s0 += load<f64>(w + o) * load<f64>(l + o);
-      s1 += load<f64>(w + o, 8) * load<f64>(l + o, 8);
-      s2 += load<f64>(w + o, 16) * load<f64>(l + o, 16);
-      s3 += load<f64>(w + o, 24) * load<f64>(l + o, 24);
+    const c = <usize>channels;
+    for (let u = 0; u < steps; u++) {
+      r0 += pixelT(p, channels);
+      r1 += pixelT(p + c, channels);
+      r2 += pixelT(p + 2 * c, channels);
+      r3 += pixelT(p + 3 * c, channels);
+      q0 += r0;
+      q1 += r1;
+      q2 += r2;
+      q3 += r3;
+      p += stride;
     }
-    acc = (s0 + s1) + (s2 + s3);
   }
-  for (; k < n; k++) {
-    acc += load<f64>(w + (<usize>k << 3)) * load<f64>(l + (<usize>k << 3));
+  const n = <f64>steps;
+  let a = (r0 + r1) + (r2 + r3);
+  let b = 4.0 * ((n * r0 - q0) + (n * r1 - q1) + (n * r2 - q2) + (n * r3 - q3)) + r1 + 2.0 * r2 + 3.0 * r3;
+  for (let x = start + (steps << 2); x < end; x++) {
+    const t = pixelT(row + <usize>(x * channels), channels);
+    a += t;
+    b += <f64>(x - start) * t;
   }
-  return acc;
+  store<f64>(SUM_A + (<usize>k << 3), a);
+  store<f64>(SUM_B + (<usize>k << 3), b);
+}
+
+/** Rows first: each input row becomes 9 values (into rowsOut). */
+@inline
+function rowPass(src: usize, width: i32, height: i32, channels: i32): void {
+  const rowBytes = <usize>width * <usize>channels;
+  const intervals = boundCount - 1;
+  for (let y = 0; y < height; y++) {
+    const row = src + <usize>y * rowBytes;
+    for (let k = 0; k < intervals; k++) {
+      intervalSums(row, load<i32>(BOUNDS + (<usize>k << 2)), load<i32>(BOUNDS + (<usize>(k + 1) << 2)), channels, k);
+    }
+    const out = rowsOut + <usize>y * <usize>(OUT_W << 3);
+    for (let i = 0; i < OUT_W; i++) {
+      const k0 = load<i32>(OUT_INTERVALS + (<usize>i << 3));
+      const k1 = load<i32>(OUT_INTERVALS + (<usize>i << 3), 4);
+      let acc = 0.0;
+      for (let k = k0; k < k1; k++) {
+        const at = <usize>(i * MAX_BOUNDS + k) << 3;
+        acc += load<f64>(ALPHA + at) * load<f64>(SUM_A + (<usize>k << 3)) + load<f64>(BETA + at) * load<f64>(SUM_B + (<usize>k << 3));
+      }
+      store<f64>(out + (<usize>i << 3), acc);
+    }
+  }
 }
 
 /** Resizes `width` x `height` pixels of `channels` (1, 3 or 4) bytes at `src` to 9 x 8 grey bytes. */
 function resize(src: usize, width: i32, height: i32, channels: i32): void {
   prepare(width, height);
-  const rowBytes = <usize>width * <usize>channels;
-  // Rows first: each input row becomes 9 values.
-  for (let y = 0; y < height; y++) {
-    lumaOfRow(src + <usize>y * rowBytes, width, channels);
-    const out = rowsOut + <usize>y * <usize>(OUT_W << 3);
-    let w = xWeights;
-    for (let i = 0; i < OUT_W; i++) {
-      const lo = load<i32>(X_SPANS + (<usize>i << 3));
-      const n = load<i32>(X_SPANS + (<usize>i << 3), 4);
-      store<f64>(out + (<usize>i << 3), dot(w, lumaRow + (<usize>lo << 3), n));
-      w += <usize>n << 3;
-    }
-  }
+  if (rowPlanFor != width) prepareRowPlan(width);
+  if (channels == 1) rowPass(src, width, height, 1);
+  else if (channels == 3) rowPass(src, width, height, 3);
+  else rowPass(src, width, height, 4);
   // Then columns: each of the 8 output rows is a weighted sum of input rows.
   const scale = channels == 1 ? 1.0 : RGB_SCALE;
   let w = yWeights;

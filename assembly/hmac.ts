@@ -34,6 +34,14 @@ const ONESHOT_CTX: usize = memory.data(<i32>HMAC_CTX_SIZE, 16);
 const CACHED_KEY: usize = memory.data(<i32>CACHED_KEY_MAX, 16);
 let cachedKeyLen: isize = -1;
 
+/** Whether the `len` bytes at `a` and `b` are equal (word at a time; memory.compare goes byte by byte). */
+function sameBytes(a: usize, b: usize, len: usize): bool {
+  let i: usize = 0;
+  for (; i + 8 <= len; i += 8) if (load<u64>(a + i) != load<u64>(b + i)) return false;
+  for (; i < len; i++) if (load<u8>(a + i) != load<u8>(b + i)) return false;
+  return true;
+}
+
 /** Derives the inner and outer midstates of the key at `key` into `ctx`. */
 function setKey(ctx: usize, key: usize, keyLen: usize): void {
   if (keyLen > 64) {
@@ -89,7 +97,7 @@ export function hmacSha256Mac(ctx: usize, p: usize, len: usize, out: usize): voi
 /** HMAC-SHA256 of `msgLen` bytes at `msg` under `keyLen` bytes at `key`, to `out`. */
 export function hmacSha256Digest(key: usize, keyLen: usize, msg: usize, msgLen: usize, out: usize): void {
   const ctx = ONESHOT_CTX;
-  if (<isize>keyLen != cachedKeyLen || memory.compare(key, CACHED_KEY, keyLen) != 0) {
+  if (<isize>keyLen != cachedKeyLen || !sameBytes(key, CACHED_KEY, keyLen)) {
     setKey(ctx, key, keyLen);
     if (keyLen <= CACHED_KEY_MAX) {
       memory.copy(CACHED_KEY, key, keyLen);

@@ -3,7 +3,16 @@
 // box is a shared 2-core machine where other jobs take most of the wall time; every
 // implementation compared runs synchronously on this thread, so CPU time is the cost
 // of the work itself. BENCH_CLOCK=wall restores benchmark.js's own wall clock.
+//
+// WebAssembly is compiled by TurboFan from the start (--no-liftoff), for ours and
+// hash-wasm alike: V8 otherwise runs baseline code until a background thread has
+// optimized it, which on a loaded machine can take long enough to skew a row. A
+// long-running server runs the optimized code; that is what these rows compare.
+// Import this module before anything that compiles WebAssembly.
 import Benchmark from 'benchmark';
+import v8 from 'node:v8';
+
+v8.setFlagsFromString('--no-liftoff');
 
 const wallClock = process.env.BENCH_CLOCK === 'wall';
 

@@ -3,12 +3,12 @@
 // the crossover src/lib/digest.ts uses. Every timed call checks one byte of its MAC
 // against the value computed before.
 //   node --import tsx bench/hmac.bench.ts        (about half a minute)
+import { clockName, fmtRate, fmtSize, hz, input, versus } from './hash-bench.js';
 import { createHmac } from 'node:crypto';
 import { createHMAC, createSHA256 } from 'hash-wasm';
 import { createHmacSha256, hmacSha256 } from '../src/lib/hmac.js';
 import { hmacSha256ForService } from '../src/lib/digest.js';
 import { wasmFlavor } from '../src/lib/wasm.js';
-import { clockName, fmtRate, fmtSize, hz, input, versus } from './hash-bench.js';
 
 const key = input(32);
 const otherKey = input(33).subarray(1);

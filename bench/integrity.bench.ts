@@ -4,7 +4,8 @@
 // 2. the byte-level checks alone (structure walk, signature scan, entropy windows) in
 //    MB/s against node:crypto SHA-256 of the same bytes;
 // 3. the whole report of a JPEG (no pixel decode) against SHA-256.
-// Each timed call checks its result. Inputs: a large corpus PNG and JPEG when
+// Each timed call checks its result. The machine is shared, so the fastest sample
+// is printed beside the mean. Inputs: a large corpus PNG and JPEG when
 // /tmp/provenant-corpus exists, else the test fixtures.
 // Run: node --import tsx bench/integrity.bench.ts
 import Benchmark from 'benchmark';
@@ -17,14 +18,15 @@ import { wasmFlavor } from '../src/lib/wasm.js';
 
 const corpus = '/tmp/provenant-corpus/files/image';
 const fixtures = new URL('../test/fixtures/integrity/', import.meta.url).pathname;
-const pngFile = existsSync(`${corpus}/png/mate-backgrounds__Stripes.png`) ? `${corpus}/png/python3-skimage__astronaut.png` : `${fixtures}butterfly.png`;
-const jpgFile = existsSync(`${corpus}/jpg/mate-backgrounds__Wood.jpg`) ? `${corpus}/jpg/opencv-doc__baboon.jpg` : `${fixtures}happyfish.jpg`;
+const pngFile = existsSync(`${corpus}/png/python3-skimage__astronaut.png`) ? `${corpus}/png/python3-skimage__astronaut.png` : `${fixtures}butterfly.png`;
+const bigFile = existsSync(`${corpus}/png/mate-backgrounds__Ubuntu-Mate-Warm-no-logo.png`) ? `${corpus}/png/mate-backgrounds__Ubuntu-Mate-Warm-no-logo.png` : pngFile;
+const jpgFile = existsSync(`${corpus}/jpg/opencv-doc__baboon.jpg`) ? `${corpus}/jpg/opencv-doc__baboon.jpg` : `${fixtures}happyfish.jpg`;
 if (!existsSync(`${corpus}/png`)) console.log('(no corpus at /tmp/provenant-corpus: using the test fixtures)');
 
 Benchmark.options.maxTime = 3;
 Benchmark.options.minSamples = 5;
 
-interface Row { name: string; mean: number }
+interface Row { name: string; mean: number; min: number }
 
 async function runSuite(add: (s: Benchmark.Suite) => void): Promise<Row[]> {
   const rows: Row[] = [];
@@ -32,7 +34,7 @@ async function runSuite(add: (s: Benchmark.Suite) => void): Promise<Row[]> {
   add(suite);
   suite.on('cycle', (e: Benchmark.Event) => {
     const b = e.target as unknown as Benchmark;
-    rows.push({ name: String(b.name), mean: b.stats?.mean ?? NaN });
+    rows.push({ name: String(b.name), mean: b.stats?.mean ?? NaN, min: Math.min(...(b.stats?.sample ?? [NaN])) });
   });
   await new Promise<void>((done) => suite.on('complete', () => done()).run({ async: true }));
   return rows;
@@ -64,13 +66,13 @@ const mb = (bytes: number, s: number) => (bytes / 1e6 / s).toFixed(0);
   });
   const [ours, peer] = rows;
   out.push(`\n${pngFile.split('/').pop()} (${meta.width}x${meta.height}, ${(bytes.length / 1e6).toFixed(2)} MB)`);
-  out.push(`  ${ours.name.padEnd(34)} ${(ours.mean * 1000).toFixed(1).padStart(8)} ms`);
-  out.push(`  ${peer.name.padEnd(34)} ${(peer.mean * 1000).toFixed(1).padStart(8)} ms`);
-  out.push(`  report / decode = ${(ours.mean / peer.mean).toFixed(2)}x (target <= 2x)`);
+  out.push(`  ${ours.name.padEnd(34)} ${(ours.mean * 1000).toFixed(1).padStart(8)} ms mean, ${(ours.min * 1000).toFixed(1)} ms fastest`);
+  out.push(`  ${peer.name.padEnd(34)} ${(peer.mean * 1000).toFixed(1).padStart(8)} ms mean, ${(peer.min * 1000).toFixed(1)} ms fastest`);
+  out.push(`  report / decode = ${(ours.mean / peer.mean).toFixed(2)}x by mean, ${(ours.min / peer.min).toFixed(2)}x fastest-to-fastest (target <= 2x)`);
 }
 
 // 2. byte-level checks vs SHA-256, and 3. a JPEG report (no decode) vs SHA-256
-for (const file of [pngFile, jpgFile]) {
+for (const file of [...new Set([pngFile, bigFile]), jpgFile]) {
   const bytes = new Uint8Array(readFileSync(file));
   const expectedHash = createHash('sha256').update(bytes).digest('hex');
   const isPng = file.endsWith('.png');
@@ -99,8 +101,8 @@ for (const file of [pngFile, jpgFile]) {
   const peer = rows[rows.length - 1];
   out.push(`\n${file.split('/').pop()} (${(bytes.length / 1e6).toFixed(2)} MB)`);
   for (const r of rows) {
-    const ratio = r === peer ? '' : `  ${(peer.mean / r.mean).toFixed(2)}x SHA-256's speed`;
-    out.push(`  ${r.name.padEnd(34)} ${(r.mean * 1000).toFixed(2).padStart(8)} ms = ${mb(bytes.length, r.mean).padStart(5)} MB/s${ratio}`);
+    const ratio = r === peer ? '' : `  (${(peer.mean / r.mean).toFixed(2)}x SHA-256's speed by mean, ${(peer.min / r.min).toFixed(2)}x fastest)`;
+    out.push(`  ${r.name.padEnd(26)} ${(r.mean * 1000).toFixed(2).padStart(7)} ms = ${mb(bytes.length, r.mean).padStart(5)} MB/s mean, ${mb(bytes.length, r.min).padStart(5)} MB/s fastest${ratio}`);
   }
 }
 console.log(out.join('\n'));

@@ -3,13 +3,13 @@
 // across small sizes to find the crossover that src/lib/digest.ts uses.
 // Every timed call checks one byte of its digest against the value computed before.
 //   node --import tsx bench/sha256.bench.ts        (about a minute)
+import { clockName, fmtRate, fmtSize, hz, input, versus } from './hash-bench.js';
 import { createHash } from 'node:crypto';
 import { createSHA256, sha256 as hashWasmSha256 } from 'hash-wasm';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { sha256 } from '../src/lib/sha256.js';
 import { fileSha256 } from '../src/lib/digest.js';
 import { wasmFlavor } from '../src/lib/wasm.js';
-import { clockName, fmtRate, fmtSize, hz, input, versus } from './hash-bench.js';
 
 const hw = await createSHA256();
 

@@ -13,11 +13,15 @@ const hist: usize = memory.data(256 * 8, 16);
  * Statistics of channel `channel` of `width` x `height` pixels with `channels`
  * interleaved 8-bit samples at `ptr`. Results in stats slots:
  * 0 chi-square, 1 degrees of freedom, 2 p-value, 3 SPA estimate (NaN when
- * undefined), 4 pairs counted, 5 distinct values, 6 samples.
+ * undefined), 4 pairs counted, 5 distinct values, 6 samples, 7 share of equal
+ * neighbours among the pairs counted.
  */
 export function lsbChannel(ptr: usize, width: u32, height: u32, channels: u32, channel: u32): f64 {
   memory.fill(hist, 0, 256 * 8);
-  let x: u64 = 0, y: u64 = 0, z: u64 = 0, w: u64 = 0, pairs: u64 = 0;
+  // per-row counts in u32 (a row has < 2^32 pairs), summed into u64 per row;
+  // branch-free: the classes depend on noisy pixel values and would mispredict
+  let x: u64 = 0, z: u64 = 0, w: u64 = 0, pairs: u64 = 0;
+  let xv: u64 = 0, zv: u64 = 0, wv: u64 = 0, pairsV: u64 = 0;
   const stride = <usize>width * <usize>channels;
   const step = <usize>channels;
   for (let row: usize = 0; row < <usize>height; row++) {
@@ -25,30 +29,51 @@ export function lsbChannel(ptr: usize, width: u32, height: u32, channels: u32, c
     let u = <u32>load<u8>(p);
     let h = hist + (<usize>u << 3);
     store<u64>(h, load<u64>(h) + 1);
+    let rx: u32 = 0, rz: u32 = 0, rw: u32 = 0, rp: u32 = 0;
     for (let col: usize = 1; col < <usize>width; col++) {
       p += step;
       const v = <u32>load<u8>(p);
       h = hist + (<usize>v << 3);
       store<u64>(h, load<u64>(h) + 1);
-      // X: v even and u < v, or v odd and u > v; Y: the mirror cases; Z: u == v;
+      // X: v even and u < v, or v odd and u > v; Y: the other unequal pairs; Z: u == v;
       // W: u, v differ only in the LSB. Pairs touching the saturated LSB pairs
       // {0,1} and {254,255} are left out: clipping breaks SPA's cover assumption
       // |X| = |Y|, and the set is closed under LSB flips, so embedding moves no
       // sample in or out of it.
       const uh = u >> 1, vh = v >> 1;
-      if (uh != 0 && uh != 127 && vh != 0 && vh != 127) {
-        pairs++;
-        if (u == v) z++;
-        else {
-          const vEven = (v & 1) == 0;
-          if ((vEven && u < v) || (!vEven && u > v)) x++;
-          else y++;
-          if (uh == vh) w++;
-        }
-      }
+      const inside = <u32>(uh - 1 < 126) & <u32>(vh - 1 < 126);
+      const odd = v & 1;
+      const isX = (<u32>(u < v) & (odd ^ 1)) | (<u32>(u > v) & odd);
+      const eq = <u32>(u == v);
+      rp += inside;
+      rz += inside & eq;
+      rx += inside & isX;
+      rw += inside & <u32>(uh == vh) & (eq ^ 1);
       u = v;
     }
+    x += <u64>rx; z += <u64>rz; w += <u64>rw; pairs += <u64>rp;
+    if (row > 0) {
+      // vertical neighbours: the same classes between this row and the one above
+      let q = ptr + row * stride + <usize>channel;
+      let vx: u32 = 0, vz: u32 = 0, vw: u32 = 0, vp: u32 = 0;
+      for (let col: usize = 0; col < <usize>width; col++) {
+        const a = <u32>load<u8>(q - stride);
+        const b = <u32>load<u8>(q);
+        const ah = a >> 1, bh = b >> 1;
+        const inside = <u32>(ah - 1 < 126) & <u32>(bh - 1 < 126);
+        const odd = b & 1;
+        const isX = (<u32>(a < b) & (odd ^ 1)) | (<u32>(a > b) & odd);
+        const eq = <u32>(a == b);
+        vp += inside;
+        vz += inside & eq;
+        vx += inside & isX;
+        vw += inside & <u32>(ah == bh) & (eq ^ 1);
+        q += step;
+      }
+      xv += <u64>vx; zv += <u64>vz; wv += <u64>vw; pairsV += <u64>vp;
+    }
   }
+  const y: u64 = pairs - x - z;
   // chi-square over pairs of values with enough expected samples
   let chi: f64 = 0;
   let cats = 0;
@@ -66,17 +91,8 @@ export function lsbChannel(ptr: usize, width: u32, height: u32, channels: u32, c
   }
   const df = cats > 1 ? cats - 1 : 0;
   const pValue = df > 0 ? gammaQ(<f64>df * 0.5, chi * 0.5) : NaN;
-  // SPA
-  let spa: f64 = NaN;
-  const aq = <f64>(w + z) * 0.5;
-  const bq = 2.0 * <f64>x - <f64>pairs;
-  const cq = <f64>y - <f64>x;
-  if (aq > 0) {
-    // a negative discriminant (estimation noise near p = 1) leaves the vertex -b/2a
-    const disc = bq * bq - 4 * aq * cq;
-    const s = disc > 0 ? Math.sqrt(disc) : 0;
-    spa = Math.min((-bq + s) / (2 * aq), (-bq - s) / (2 * aq));
-  }
+  const spa = spaRoot(x, y, z, w, pairs);
+  setStat(8, spaRoot(xv, pairsV - xv - zv, zv, wv, pairsV));
   setStat(0, chi);
   setStat(1, <f64>df);
   setStat(2, pValue);
@@ -86,6 +102,18 @@ export function lsbChannel(ptr: usize, width: u32, height: u32, channels: u32, c
   setStat(6, <f64>width * <f64>height);
   setStat(7, pairs > 0 ? <f64>z / <f64>pairs : 0);
   return spa;
+}
+
+/** The smaller root of (W+Z)/2 p^2 + (2X-P) p + (Y-X) = 0, or NaN when undefined. */
+function spaRoot(x: u64, y: u64, z: u64, w: u64, pairs: u64): f64 {
+  const aq = <f64>(w + z) * 0.5;
+  if (aq <= 0) return NaN;
+  const bq = 2.0 * <f64>x - <f64>pairs;
+  const cq = <f64>y - <f64>x;
+  // a negative discriminant (estimation noise near p = 1) leaves the vertex -b/2a
+  const disc = bq * bq - 4 * aq * cq;
+  const s = disc > 0 ? Math.sqrt(disc) : 0;
+  return Math.min((-bq + s) / (2 * aq), (-bq - s) / (2 * aq));
 }
 
 // Regularised upper incomplete gamma Q(a, x) = 1 - P(a, x): the survival function

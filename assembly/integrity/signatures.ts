@@ -99,27 +99,42 @@ export function signatureAt(p: usize, n: usize): i32 {
   return 0;
 }
 
-// Bytes that can start a signature: one lookup per input byte on the hot path.
-const firstByte: usize = memory.data<u8>([
-  0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,
-  0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,
-  0,0,0,0,0,0,0,1,0,0,0,0,0,1,0,0, 1,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0,
-  0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,
-  0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-  0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-  0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
-  0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,
-]);
+// The first two bytes of every signature, as a 65536-bit table indexed by the
+// little-endian u16 at each position: one load and one bit test per input byte.
+const pairTable: usize = memory.data(8192, 16);
+let pairTableReady: bool = false;
+
+function markPair(b0: u32, b1: u32): void {
+  const k = <usize>(b0 | (b1 << 8));
+  store<u8>(pairTable + (k >> 3), <u8>(<u32>load<u8>(pairTable + (k >> 3)) | (<u32>1 << <u32>(k & 7))));
+}
+
+function buildPairTable(): void {
+  markPair(0x89, 0x50); // PNG
+  markPair(0xff, 0xd8); // JPEG
+  markPair(0x47, 0x49); // GIF
+  markPair(0x50, 0x4b); // ZIP
+  markPair(0x25, 0x50); // PDF
+  markPair(0x52, 0x61); // RAR
+  markPair(0x37, 0x7a); // 7z
+  markPair(0x1f, 0x8b); // GZIP
+  markPair(0x7f, 0x45); // ELF
+  markPair(0x4d, 0x5a); // PE
+  pairTableReady = true;
+}
 
 /**
  * Reports every validated signature in [from, to) of the `len` bytes at `ptr`
  * (validation may read past `to`, up to `len`). Returns how many were found.
  */
 export function scanSignatures(ptr: usize, len: usize, from: usize, to: usize): i32 {
+  if (!pairTableReady) buildPairTable();
   let found = 0;
   const end = to < len ? to : len;
   for (let i = from; i < end; i++) {
-    if (load<u8>(firstByte + <usize>load<u8>(ptr + i)) == 0) continue;
+    if (i + 1 >= len) break; // every signature is longer than one byte
+    const k = <usize>load<u16>(ptr + i);
+    if (((<u32>load<u8>(pairTable + (k >> 3)) >> <u32>(k & 7)) & 1) == 0) continue;
     const kind = signatureAt(ptr + i, len - i);
     if (kind != 0) {
       emit(SIGNATURE, kind, <u32>i, 0, 0, 0);

@@ -12,19 +12,20 @@ import { hmacSha256, hmacSha256Hex } from './hmac.js';
 
 /**
  * Inputs of at most this many bytes are hashed by our kernel, longer ones by
- * node:crypto. From bench/sha256.bench.ts (crossover rows, one run on the 2-core
- * AMD EPYC dev box with SHA-NI, 2026-11-22): ours 2.2x node at 64 B and 1.3x at
- * 256 B, even at 512 B, node 1.2x ours at 1 KiB.
+ * node:crypto. From bench/sha256.bench.ts, crossover rows (2026-11-22, SIMD build,
+ * 2-core AMD EPYC with SHA-NI, node 20.20, CPU time, best of two runs): ours/node =
+ * 2.70 at 128 B, 1.38 at 512 B, 1.26 at 640 B, 0.97 at 768 B, 0.98 at 1 KiB,
+ * 0.53 at 2 KiB. Above this, node's per-call overhead is paid off by SHA-NI.
  */
-export const FILE_SHA256_WASM_MAX_BYTES = 512;
+export const FILE_SHA256_WASM_MAX_BYTES = 640;
 
 /**
  * Messages of at most this many bytes are MACed by our kernel, longer ones by
- * node:crypto. From bench/hmac.bench.ts (crossover rows, same run conditions as
- * above): ours 1.1x node at 1 KiB (key set per call), even at 2 KiB, node ahead from
- * 4 KiB. Webhook bodies are almost always below this.
+ * node:crypto. From bench/hmac.bench.ts, crossover rows (same run conditions):
+ * ours/node = 3.24 at 64 B, 1.56 at 512 B, 1.19 at 768 B, 0.97 at 1 KiB (1.16 in the
+ * 1 KiB table of the same run: parity within the noise), 0.89 at 1280 B, 0.52 at 4 KiB.
  */
-export const HMAC_SHA256_WASM_MAX_BYTES = 2048;
+export const HMAC_SHA256_WASM_MAX_BYTES = 1024;
 
 /** SHA-256 of a whole file's bytes (32 bytes). */
 export function fileSha256(bytes: Uint8Array): Uint8Array {

@@ -287,8 +287,10 @@ export interface LsbChannelStats {
   degreesOfFreedom: number;
   /** Probability that the pairs are as equal as LSB replacement makes them (near 1: embedding). */
   pValue: number;
-  /** Sample pair analysis estimate of the embedded fraction (0-1; NaN when undefined). */
+  /** Sample pair analysis estimate of the embedded fraction from horizontal neighbours (NaN when undefined). */
   spaEstimate: number;
+  /** The same estimate from vertical neighbours. */
+  spaVertical: number;
   /** Distinct sample values in the channel. */
   distinctValues: number;
   samples: number;
@@ -308,9 +310,9 @@ export function lsbStatistics(pixels: KernelInput, width: number, height: number
   const out: LsbChannelStats[] = [];
   for (let c = 0; c < colour; c++) {
     e.lsbChannel(ptr, width, height, channels, c);
-    const s = stats(8);
+    const s = stats(9);
     out.push({
-      channel: c, chiSquare: s[0], degreesOfFreedom: s[1], pValue: s[2], spaEstimate: s[3],
+      channel: c, chiSquare: s[0], degreesOfFreedom: s[1], pValue: s[2], spaEstimate: s[3], spaVertical: s[8],
       distinctValues: s[5], samples: s[6], flatPairs: s[7],
     });
   }

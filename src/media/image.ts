@@ -55,16 +55,14 @@ export async function decodeImagePixels(bytes: Uint8Array, format: MediaFormat, 
   }
   if (!SHARP_FORMATS.has(format)) throw new ImageDecodeError(`not an image format: ${format}`);
 
+  // sharp refuses a picture over limitInputPixels from its header, before decoding.
   const input = { limitInputPixels: maxPixels, pages: 1, page: 0, autoOrient: true, failOn: 'warning' as const };
-  const meta = await sharp(bytes, input).metadata();
-  if (meta.width === undefined || meta.height === undefined) throw new ImageDecodeError('image has no dimensions');
-  if (meta.width * meta.height > maxPixels) throw new ImageDecodeError(`${meta.width}x${meta.height} exceeds the ${maxPixels}-pixel limit`);
-
-  let pipeline = sharp(bytes, input);
-  const grey = (meta.space === 'b-w' || meta.space === 'grey16') && !meta.hasAlpha;
-  pipeline = pipeline.toColourspace(grey ? 'b-w' : 'srgb');
+  // Always sRGB out (grey, CMYK, palettes, 16-bit all become 8-bit RGB[A]): the luma of
+  // step 2 is then taken from R, G, B exactly as the decision states.
+  let pipeline = sharp(bytes, input).toColourspace('srgb');
 
   if ((format === 'jpeg' || format === 'webp') && options.shrinkOnLoad === true) {
+    const meta = await sharp(bytes, input).metadata();
     // meta.width/height are as stored; autoOrient swaps them for orientations 5-8.
     const swap = (meta.orientation ?? 1) >= 5;
     const w = swap ? meta.height : meta.width;
@@ -76,7 +74,7 @@ export async function decodeImagePixels(bytes: Uint8Array, format: MediaFormat, 
 
   const { data, info } = await pipeline.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   const channels = info.channels;
-  if (channels !== 1 && channels !== 3 && channels !== 4) throw new ImageDecodeError(`unexpected ${channels}-channel output`);
+  if (channels !== 3 && channels !== 4) throw new ImageDecodeError(`unexpected ${channels}-channel output`);
   return { width: info.width, height: info.height, channels, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
 }
 

@@ -145,7 +145,9 @@ export interface SignaturesStore {
   /** Fingerprinted records after `afterSeq` in insertion order: the match index's initial load. */
   listFingerprinted(afterSeq: number, limit: number): Promise<FingerprintedSignature[]>;
   /** The records with these seqs (the match index's ids), in no particular order; unknown seqs are skipped. */
-  findBySeqs(seqs: readonly number[]): Promise<StoredSignature[]>;
+  findRecordsBySeqs(seqs: readonly number[]): Promise<{ seq: number; record: SignatureRecord }[]>;
+  /** Perceptual hashes (parsed JSON) and signed_at of fingerprinted records after `afterSeq`: the match index's lean load. */
+  listPerceptualHashes(afterSeq: number, limit: number): Promise<{ seq: number; signed_at: number; perceptual_hash: unknown }[]>;
   /** Undelivered outbox rows, oldest first (for the webhook dispatcher). */
   pendingEvents(limit: number): Promise<{ id: number; app_id: string; type: string; payload: Record<string, unknown>; created_at: number }[]>;
   markEventDispatched(id: number, now: number): Promise<void>;
@@ -396,11 +398,28 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
       return true;
     },
 
-    async findBySeqs(seqs) {
+    async findRecordsBySeqs(seqs) {
       if (seqs.length === 0) return [];
       const marks = seqs.map(() => '?').join(', ');
-      const rows = await db.all<SignatureRow>(`${SELECT} WHERE s.seq IN (${marks})`, [...seqs]);
-      return rows.map(fromRow);
+      const rows = await db.all<{ seq: number; record: string }>(`SELECT seq, record FROM signatures WHERE seq IN (${marks})`, [...seqs]);
+      return rows.map((r) => ({ seq: r.seq, record: JSON.parse(r.record) as SignatureRecord }));
+    },
+
+    async listPerceptualHashes(afterSeq, limit) {
+      const rows = await db.all<{ seq: number; signed_at: number; ph: string | null }>(
+        `SELECT seq, signed_at, json_extract(record, '$.perceptual_hash') AS ph FROM signatures
+         WHERE has_fingerprint = 1 AND seq > ? ORDER BY seq LIMIT ?`,
+        [afterSeq, limit],
+      );
+      return rows.map((r) => {
+        let perceptual_hash: unknown = null;
+        try {
+          perceptual_hash = r.ph === null ? null : JSON.parse(r.ph);
+        } catch {
+          // not JSON: never matches
+        }
+        return { seq: r.seq, signed_at: r.signed_at, perceptual_hash };
+      });
     },
 
     async listFingerprinted(afterSeq, limit) {

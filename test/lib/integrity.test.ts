@@ -356,9 +356,29 @@ function referenceLsb(px: Uint8Array, w: number, h: number, ch: number, c: numbe
     chi += (hist[2 * k] - e) ** 2 / e;
     cats++;
   }
+  return { chi, df: cats - 1, spa: spaOf(x, y, z, wc, P), spaVertical: verticalSpa(px, w, h, ch, c) };
+}
+
+function spaOf(x: number, y: number, z: number, wc: number, P: number): number {
   const a = (wc + z) / 2, b = 2 * x - P, cc = y - x;
   const d = Math.sqrt(Math.max(0, b * b - 4 * a * cc));
-  return { chi, df: cats - 1, spa: Math.min((-b + d) / (2 * a), (-b - d) / (2 * a)) };
+  return Math.min((-b + d) / (2 * a), (-b - d) / (2 * a));
+}
+
+function verticalSpa(px: Uint8Array, w: number, h: number, ch: number, c: number): number {
+  let x = 0, y = 0, z = 0, wc = 0, P = 0;
+  for (let r = 1; r < h; r++) for (let col = 0; col < w; col++) {
+    const u = px[((r - 1) * w + col) * ch + c];
+    const v = px[(r * w + col) * ch + c];
+    if (u >> 1 === 0 || u >> 1 === 127 || v >> 1 === 0 || v >> 1 === 127) continue;
+    P++;
+    if (u === v) z++;
+    else {
+      if ((v % 2 === 0 && u < v) || (v % 2 === 1 && u > v)) x++; else y++;
+      if (u >> 1 === v >> 1) wc++;
+    }
+  }
+  return spaOf(x, y, z, wc, P);
 }
 
 test('LSB statistics match the plain-TS reference per channel', async () => {
@@ -371,6 +391,7 @@ test('LSB statistics match the plain-TS reference per channel', async () => {
     assert.ok(Math.abs(s.chiSquare - ref.chi) < 1e-6 * ref.chi);
     assert.is(s.degreesOfFreedom, ref.df);
     assert.ok(Math.abs(s.spaEstimate - ref.spa) < 1e-9);
+    assert.ok(Math.abs(s.spaVertical - ref.spaVertical) < 1e-9);
     assert.ok(Math.abs(s.pValue - chiSquareSurvival(ref.df, ref.chi)) < 1e-12);
   }
   // RGBA: the alpha channel is skipped

@@ -130,6 +130,19 @@ test('zero padding after the end is Info only', async () => {
   assert.is(worst(r), 'Info');
 });
 
+test('a Motion Photo video declared in XMP is explained; the same bytes without the XMP are not', async () => {
+  const jpg = fixture('happyfish.jpg');
+  const xmp = Buffer.concat([Buffer.from('http://ns.adobe.com/xap/1.0/\0'), Buffer.from('<x:xmpmeta><rdf:Description GCamera:MotionPhoto="1" GCamera:MotionPhotoVersion="1"/></x:xmpmeta>')]);
+  const app1 = Buffer.concat([Buffer.from([0xff, 0xe1, ((xmp.length + 2) >> 8) & 255, (xmp.length + 2) & 255]), xmp]);
+  const box = (type: string, n: number) => concat(new Uint8Array([0, 0, (8 + n) >> 8, (8 + n) & 255]), utf8(type), new Uint8Array(n).fill(7));
+  const mp4 = concat(box('ftyp', 16), box('moov', 100), box('mdat', 3000));
+  const motion = concat(jpg.subarray(0, 2), new Uint8Array(app1), jpg.subarray(2), mp4);
+  const r = await integrityReport(motion);
+  assert.is(worst(r), 'Info', JSON.stringify(r.issues_found));
+  assert.ok(r.issues_found.some((i) => /Motion Photo/.test(i.description)));
+  assert.ok(has(await integrityReport(concat(jpg, mp4)), 'PostEofData', 'Warning'));
+});
+
 test('LSB replacement in 100 % and 50 % of the samples of a real photo is flagged (PNG and BMP)', async () => {
   const { px, width, height, channels } = await photoPixels();
   for (const fraction of [1, 0.5]) {

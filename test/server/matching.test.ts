@@ -40,13 +40,13 @@ interface Res {
 async function api(method: string, path: string, opts: { token?: string; json?: unknown; raw?: Uint8Array } = {}): Promise<Res> {
   const headers: Record<string, string> = {};
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | Uint8Array | undefined;
+  let body: string | Blob | undefined;
   if (opts.json !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(opts.json);
   } else if (opts.raw !== undefined) {
     headers['content-type'] = 'application/octet-stream';
-    body = opts.raw;
+    body = new Blob([opts.raw as Uint8Array<ArrayBuffer>]);
   }
   const res = await fetch(`${srv.url}${path}`, { method, headers, body });
   const text = await res.text();

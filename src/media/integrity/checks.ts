@@ -26,16 +26,16 @@ export const THRESHOLDS = {
   trailingEntropy: 7.2,
   /** Bits per byte above which a text metadata payload is not text. */
   textMetadataEntropy: 6.5,
-  /** Sample pair analysis estimate (weakest colour channel) at or above which LSB replacement is reported. */
-  spaWarning: 0.18,
+  /** Sample pair analysis estimate (weakest channel, smaller of both directions) at or above which LSB replacement is reported. */
+  spaWarning: 0.09,
   /** ... and at or above which it is mentioned as weak evidence. */
-  spaInfo: 0.09,
+  spaInfo: 0.05,
   /** Channels with fewer distinct values are graphics, where SPA is biased: no SPA verdict. */
   spaMinDistinct: 16,
   /** Chi-square p-value that every channel must reach for the pairs-of-values verdict... */
   chiSquareP: 0.01,
   /** ... together with at least this SPA estimate where SPA is defined. */
-  spaConfirm: 0.09,
+  spaConfirm: 0.06,
   /** Zero-width characters without an explaining context from which a text is flagged. */
   zeroWidth: 3,
   /** Lines ending in mixed tabs and spaces (or 8+ blanks) from which a text is flagged. */
@@ -401,21 +401,23 @@ export function lsbAnalysis(ctx: FileContext, image: DecodedImage | null, why?: 
   const stats = lsbStatistics(image.data, image.width, image.height, image.channels);
   const name = (c: number) => (stats.length === 1 ? 'grey' : CHANNEL_NAMES[c] ?? `#${c}`);
   // SPA is trusted only where every colour channel gives an estimate from a
-  // continuous-tone histogram; the weakest channel decides (LSB replacement tools
-  // embed in every channel; synthetic graphics bias single channels).
-  const finite = stats.filter((s) => Number.isFinite(s.spaEstimate));
+  // continuous-tone histogram, in both directions: each channel counts with the
+  // smaller of its horizontal and vertical estimates, and the weakest channel decides
+  // (LSB replacement tools embed everywhere; graphics bias one direction or channel).
+  const estimate = (s: LsbChannelStats) => Math.min(s.spaEstimate, s.spaVertical);
+  const finite = stats.filter((s) => Number.isFinite(estimate(s)));
   const tonal = finite.filter((s) => s.distinctValues >= THRESHOLDS.spaMinDistinct);
-  const weakest = tonal.length === stats.length ? tonal.reduce((a, b) => (b.spaEstimate < a.spaEstimate ? b : a)) : null;
-  const spa = weakest ? weakest.spaEstimate : NaN;
-  const describe = (s: LsbChannelStats) => `${Math.round(Math.max(0, Math.min(1, s.spaEstimate)) * 100)} % (${name(s.channel)})`;
+  const weakest = tonal.length === stats.length ? tonal.reduce((a, b) => (estimate(b) < estimate(a) ? b : a)) : null;
+  const spa = weakest ? estimate(weakest) : NaN;
+  const describe = (s: LsbChannelStats) => `${Math.round(Math.max(0, Math.min(1, estimate(s))) * 100)} % (${name(s.channel)})`;
   if (weakest && spa >= THRESHOLDS.spaWarning) {
     return { issues: [issue('LsbAnalysis', 'Warning', `LSB replacement likely: sample pair analysis estimates at least ${describe(weakest)} of samples carry embedded bits`)], stats };
   }
   // the pairs-of-values test: every channel's pairs as equal as embedding makes them,
   // confirmed by SPA where it has an estimate (noisy photos pass the test alone)
   const pairsEqual = stats.every((s) => Number.isFinite(s.pValue) && s.pValue >= THRESHOLDS.chiSquareP);
-  const lowest = finite.length > 0 ? finite.reduce((a, b) => (b.spaEstimate < a.spaEstimate ? b : a)) : null;
-  if (pairsEqual && (finite.length < stats.length || (lowest !== null && lowest.spaEstimate >= THRESHOLDS.spaConfirm))) {
+  const lowest = finite.length > 0 ? finite.reduce((a, b) => (estimate(b) < estimate(a) ? b : a)) : null;
+  if (pairsEqual && (finite.length < stats.length || (lowest !== null && estimate(lowest) >= THRESHOLDS.spaConfirm))) {
     const ps = stats.map((s) => `${s.pValue.toFixed(2)} (${name(s.channel)})`).join(', ');
     const est = lowest ? `; SPA ${describe(lowest)}` : '';
     return { issues: [issue('LsbAnalysis', 'Warning', `LSB replacement likely: chi-square pairs-of-values test p=${ps}${est}`)], stats };

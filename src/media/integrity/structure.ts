@@ -2,7 +2,7 @@
 // the file ends, which regions it explains (MPF images, EXIF thumbnails), and its
 // metadata segments. One walk per format, all in the integrity kernel.
 import {
-  IntegrityCode as C, KernelBytes, walkPng, walkJpeg, walkGif, pdfEnd, zipEnd, walkTiff, containerEnd, walkId3, walkFlac,
+  IntegrityCode as C, KernelBytes, walkPng, walkJpeg, jpegExtent, walkGif, pdfEnd, zipEnd, walkTiff, containerEnd, walkId3, walkFlac,
   type IntegrityIssue, type KernelRecord,
 } from '../../lib/integrity.js';
 import type { ContentClass } from './classify.js';
@@ -157,10 +157,41 @@ function jpegStructure(bytes: Uint8Array, input: KernelBytes): Structure {
     }
   }
   if (r.end >= 0) s.end = r.end;
-  if (firstEoi >= 0 && s.end !== null && s.end > firstEoi) {
+  if (s.end !== null) explainXmpContainer(bytes, input, s);
+  if (firstEoi >= 0 && s.end !== null && s.end > firstEoi && s.explained.some((e) => e.why.startsWith('MPF'))) {
     s.issues.push({ check: 'PostEofData', severity: 'Info', description: `${s.end - firstEoi} bytes after the primary image are MPF secondary images (explained by the format)`, offset: firstEoi, length: s.end - firstEoi });
   }
   return s;
+}
+
+/**
+ * Items after the primary image that the XMP Container directory declares
+ * (Android Motion Photos: an MP4; Ultra HDR / Adobe gain maps: a JPEG), walked and
+ * explained one after another.
+ */
+function explainXmpContainer(bytes: Uint8Array, input: KernelBytes, s: Structure): void {
+  const xmp = s.segments.filter((g) => g.kind === 'xmp' || g.kind === 'xmp-extension')
+    .map((g) => Buffer.from(bytes.buffer, bytes.byteOffset + g.offset, g.length).toString('latin1')).join('');
+  const motion = /Container:Directory|GCamera:MicroVideo|GCamera:MotionPhoto/.test(xmp) && /MotionPhoto|MicroVideo/.test(xmp);
+  const gainMap = /Container:Directory/.test(xmp) && /GainMap/.test(xmp);
+  if (!motion && !gainMap) return;
+  for (let guard = 0; guard < 4 && s.end !== null && s.end < bytes.length; guard++) {
+    const at = s.end;
+    const rest = input.at(at);
+    if (gainMap && bytes[at] === 0xff && bytes[at + 1] === 0xd8) {
+      const e = jpegExtent(rest);
+      if (e <= 0) return;
+      s.explained.push({ offset: at, length: e, why: 'gain map image declared in the XMP Container directory' });
+      s.issues.push(structural(`${e} bytes after the primary image are a gain map declared in XMP (explained by the format)`, at));
+      s.end = at + e;
+    } else if (motion && startsWith(bytes, at + 4, 'ftyp')) {
+      const e = containerEnd('isobmff', rest).end;
+      if (e <= 0) return;
+      s.explained.push({ offset: at, length: e, why: 'Motion Photo video declared in XMP' });
+      s.issues.push(structural(`${e} bytes after the image are a Motion Photo video declared in XMP (explained by the format)`, at));
+      s.end = at + e;
+    } else return;
+  }
 }
 
 function gifStructure(bytes: Uint8Array, input: KernelBytes): Structure {

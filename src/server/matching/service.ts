@@ -5,7 +5,7 @@
 import { imagePHashFromGrey72 } from '../../lib/dhash.js';
 import { MATCH_LIMIT, MatchIndex, type Match, type MatchQuery } from '../../lib/match-index.js';
 import type { Fingerprint, HashType } from '../../lib/types.js';
-import type { StoredSignature } from '../../store/signatures.js';
+import type { SignatureRecord } from '../../lib/records.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 
@@ -13,7 +13,9 @@ import { ApiError } from '../errors.js';
 export const VERIFY_FILE_THRESHOLD = 60;
 export const VERIFY_FUZZY_THRESHOLD = 70;
 /** Records read per page during the initial load. */
-const LOAD_PAGE = 5000;
+const LOAD_PAGE = 10_000;
+/** Reduced rows kept in memory (about 300 bytes each). */
+const ROW_CACHE_SIZE = 20_000;
 /** Most values accepted in a verify-fuzzy hash_value (120 s of audio is about 1,300 words). */
 const MAX_HASH_VALUES = 65_536;
 
@@ -48,6 +50,7 @@ export class MatchingService {
   /** Resolves once every stored fingerprint is in the index. */
   readonly ready: Promise<LoadStats>;
   private readonly unsubscribe: () => void;
+  private readonly rowCache = new Map<number, ReducedRow>();
 
   constructor(private readonly deps: ServerDeps) {
     // Subscribe before loading: a record stored meanwhile is added twice at worst,
@@ -77,9 +80,9 @@ export class MatchingService {
     let records = 0;
     let indexed = 0;
     for (;;) {
-      const page = await this.deps.store.signatures.listFingerprinted(after, LOAD_PAGE);
+      const page = await this.deps.store.signatures.listPerceptualHashes(after, LOAD_PAGE);
       for (const r of page) {
-        if (this.addRecord(r.seq, r.record.perceptual_hash, r.record.signed_at)) indexed++;
+        if (this.addRecord(r.seq, r.perceptual_hash, r.signed_at)) indexed++;
         after = r.seq;
       }
       records += page.length;
@@ -99,16 +102,38 @@ export class MatchingService {
     const found: Match[] = [];
     for (const hash_type of hashTypes) found.push(...this.index.query({ ...query, hash_type }, { threshold, limit: MATCH_LIMIT }));
     if (found.length === 0) return [];
-    const rows = await this.deps.store.signatures.findBySeqs(found.map((m) => m.id));
-    const bySeq = new Map<number, StoredSignature>(rows.map((r) => [r.seq, r]));
+    const rows = await this.reducedRows(found.map((m) => m.id));
     const out: ReducedSignature[] = [];
     for (const m of found) {
-      const s = bySeq.get(m.id);
-      if (s !== undefined) out.push(reduced(s, m.similarity));
+      const row = rows.get(m.id);
+      if (row !== undefined) out.push({ ...row, similarity: m.similarity, match_type: 'perceptual' });
     }
     // Merging two types' lists needs the same order again (decisions.md 3).
     if (hashTypes.length > 1) out.sort((a, b) => (b.similarity ?? -1) - (a.similarity ?? -1) || b.signed_at - a.signed_at);
     return out.slice(0, MATCH_LIMIT);
+  }
+
+  /**
+   * The reduced fields of these records: from a bounded cache (records never change:
+   * revocation is a separate row and not part of the reduced shape), else one query.
+   */
+  private async reducedRows(seqs: number[]): Promise<Map<number, ReducedRow>> {
+    const out = new Map<number, ReducedRow>();
+    const missing: number[] = [];
+    for (const seq of seqs) {
+      const row = this.rowCache.get(seq);
+      if (row === undefined) missing.push(seq);
+      else out.set(seq, row);
+    }
+    if (missing.length > 0) {
+      for (const { seq, record } of await this.deps.store.signatures.findRecordsBySeqs(missing)) {
+        const row = reducedRow(record);
+        out.set(seq, row);
+        if (this.rowCache.size >= ROW_CACHE_SIZE) this.rowCache.delete(this.rowCache.keys().next().value as number);
+        this.rowCache.set(seq, row);
+      }
+    }
+    return out;
   }
 
   close(): void {
@@ -117,8 +142,9 @@ export class MatchingService {
   }
 }
 
-function reduced(s: StoredSignature, similarity: number | null): ReducedSignature {
-  const r = s.record;
+type ReducedRow = Omit<ReducedSignature, 'similarity' | 'match_type'>;
+
+function reducedRow(r: SignatureRecord): ReducedRow {
   return {
     file_hash: r.file_hash,
     signer: r.signer,
@@ -126,8 +152,6 @@ function reduced(s: StoredSignature, similarity: number | null): ReducedSignatur
     intent: r.intent,
     ai_generation: r.ai_generation,
     content_rights: r.content_rights,
-    similarity,
-    match_type: 'perceptual',
   };
 }
 

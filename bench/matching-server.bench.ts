@@ -1,0 +1,206 @@
+// The matching endpoints under load, each server in a child process, autocannon in
+// this one (loopback only, bounded in time):
+// 1. the match index's load time at start with 1M stored fingerprints in SQLite;
+// 2. POST /verify-fuzzy with 1M stored (rate limits off) beside a Koa hello-world
+//    from the same run (target: >= 40 % of its req/s);
+// 3. POST /verify-file with concurrent uploads (files per second with both cores busy)
+//    and a flood of large uploads (503 busy beyond the in-flight bound), with the
+//    server's peak RSS.
+// The 1M database is built once into /tmp/provenant-bench-match-1m (reused after).
+//
+//   node --import tsx bench/matching-server.bench.ts
+//   MATCH_SERVER_STORED=100000 node --import tsx bench/matching-server.bench.ts
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import sqlite3 from 'sqlite3';
+
+/** The parts of autocannon's result used here (the package ships no types). */
+interface LoadResult {
+  requests: { average: number };
+  latency: { p99: number };
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+}
+type LoadOptions = Record<string, unknown>;
+const autocannon = createRequire(import.meta.url)('autocannon') as (opts: LoadOptions, cb: (err: Error | null, result: LoadResult) => void) => unknown;
+
+const STORED = Number(process.env.MATCH_SERVER_STORED ?? 1_000_000);
+const DURATION_S = Number(process.env.MATCH_SERVER_SECONDS ?? 8);
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = join(SELF, '..', '..');
+
+// ---- child modes ----
+
+async function serveProvenant(dataDir: string): Promise<void> {
+  const { loadConfig } = await import('../src/server/config.js');
+  const { startServer } = await import('../src/server/serve.js');
+  const { matchingOf } = await import('../src/server/matching/service.js');
+  const started = performance.now();
+  const running = await startServer(
+    loadConfig({ PORT: '0', HOST: '127.0.0.1', PROVENANT_DATA_DIR: dataDir, PROVENANT_RATE_LIMIT: 'off', PROVENANT_LOG_LEVEL: 'silent', PROVENANT_WORKERS: '2' }),
+  );
+  const stats = await matchingOf(running.deps).ready;
+  const index = matchingOf(running.deps).index;
+  console.log(JSON.stringify({ url: running.url, load: stats, startMs: Math.round(performance.now() - started), indexBytes: index.bytes() }));
+}
+
+async function serveHello(): Promise<void> {
+  const { default: Koa } = await import('koa');
+  const { createServer } = await import('node:http');
+  const app = new Koa();
+  app.use(async (ctx) => {
+    ctx.body = { hello: 'world' };
+  });
+  const server = createServer(app.callback());
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address() as { port: number };
+    console.log(JSON.stringify({ url: `http://127.0.0.1:${address.port}` }));
+  });
+}
+
+// ---- the stored fingerprints ----
+
+function xorshift(seed: number) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s;
+  };
+}
+
+function run(db: sqlite3.Database, text: string, params: unknown[] = []): Promise<void> {
+  return new Promise((resolve, reject) => db.run(text, params, (err) => (err ? reject(err) : resolve())));
+}
+
+/** A data directory holding `n` vault-published image signatures (random hashes, one planted original). */
+async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }> {
+  const dir = `/tmp/provenant-bench-match-${n}`;
+  const next = xorshift(12345);
+  const query = Array.from({ length: 8 }, () => next() & 255);
+  if (existsSync(join(dir, 'ready'))) return { dir, query };
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const { Db } = await import('../src/store/db.js');
+  const db0 = await Db.open(join(dir, 'provenant.db')); // migrations
+  await db0.close();
+  const t = performance.now();
+  const db = new sqlite3.Database(join(dir, 'provenant.db'));
+  await run(db, `INSERT INTO users (id, created_at) VALUES ('bench-user', 0)`);
+  const BATCH = 20_000;
+  for (let start = 0; start < n; start += BATCH) {
+    const rows: string[] = [];
+    for (let i = start; i < Math.min(n, start + BATCH); i++) {
+      // a few planted near-duplicates of `query`, the rest random
+      const h = i % 50_000 === 7 ? query.map((b, j) => (j === i % 8 ? b ^ 1 : b)) : Array.from({ length: 8 }, () => next() & 255);
+      const record = {
+        ai_generation: 'None', comment: null, content_rights: { license: 'CCBY' }, expires_at: null,
+        file_hash: randomBytes(32).toString('hex'), integrity_report: null, intent: 'Authorship',
+        perceptual_hash: { bands: h.map((b) => [b]), hash_type: 'ImagePHash', hash_value: h },
+        signed_at: 1_700_000_000_000 + i, signer: 'uhCAkbench', supersedes: null, tags: null,
+      };
+      rows.push(JSON.stringify([randomBytes(32).toString('hex'), record.file_hash, record.signed_at, JSON.stringify(record)]));
+    }
+    await run(db, `INSERT INTO signatures (action_hash, file_hash, signer, signed_at, intent, supersedes, has_fingerprint, record,
+        signature, user_id, app_id, source, published_at, pool, org_id, overage)
+      SELECT value->>0, value->>1, 'uhCAkbench', value->>2, 'Authorship', NULL, 1, value->>3, 'sig', 'bench-user', NULL, 'vault',
+        value->>2, 'personal', NULL, 0 FROM json_each(?)`, [`[${rows.join(',')}]`]);
+  }
+  await new Promise<void>((resolve) => db.close(() => resolve()));
+  mkdirSync(join(dir, 'ready'));
+  console.log(`built ${n} stored signatures in ${((performance.now() - t) / 1000).toFixed(1)} s (${dir})`);
+  return { dir, query };
+}
+
+// ---- the parent ----
+
+function child(args: string[]): Promise<{ proc: ChildProcess; info: any }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', SELF, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve({ proc, info: JSON.parse(out.slice(0, nl)) });
+    });
+    proc.on('exit', (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
+  });
+}
+
+function stop(proc: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    proc.removeAllListeners('exit');
+    proc.once('exit', () => resolve());
+    proc.kill('SIGTERM');
+  });
+}
+
+/** Peak resident set (VmHWM) of a process, in MB. */
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+function load(opts: LoadOptions): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+async function main(): Promise<void> {
+  const { dir, query } = await buildDataDir(STORED);
+
+  const hello = await child(['--hello']);
+  const helloRes = await load({ url: hello.info.url, method: 'POST', connections: 16, duration: DURATION_S, body: '{}', headers: { 'content-type': 'application/json' } });
+  await stop(hello.proc);
+
+  const prov = await child(['--provenant', dir]);
+  console.log(`match index loaded from SQLite: ${prov.info.load.indexed} fingerprints in ${prov.info.load.ms} ms (server ready in ${prov.info.startMs} ms; index ${(prov.info.indexBytes / 2 ** 20).toFixed(0)} MiB)`);
+  const fuzzyBody = JSON.stringify({ bands: query.map((b) => [b]), hash_value: query });
+  // the answer is checked on every response: the planted copies come first
+  const probe = await (await fetch(`${prov.info.url}/api/v1/sign-it/verify-fuzzy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: fuzzyBody })).json() as { count: number; signatures: { similarity: number }[] };
+  if (probe.signatures[0]?.similarity !== 98) throw new Error(`unexpected verify-fuzzy answer: ${JSON.stringify(probe).slice(0, 200)}`);
+  let wrong = 0;
+  const fuzzy = await load({
+    url: `${prov.info.url}/api/v1/sign-it/verify-fuzzy`, method: 'POST', connections: 16, duration: DURATION_S, body: fuzzyBody,
+    headers: { 'content-type': 'application/json' },
+    setupClient: (client: { on(event: 'body', fn: (b: Buffer) => void): void }) =>
+      client.on('body', (b) => {
+        if (!b.includes('"similarity":98')) wrong++;
+      }),
+  });
+  if (wrong > 0) throw new Error(`${wrong} verify-fuzzy responses without the planted match`);
+
+  const image = readFileSync(join(ROOT, 'test', 'fixtures', 'media', 'fruits.jpg'));
+  const files = await load({
+    url: `${prov.info.url}/api/v1/sign-it/verify-file`, method: 'POST', connections: 4, duration: DURATION_S, body: image,
+    headers: { 'content-type': 'application/octet-stream' },
+  });
+  const rssAfterFiles = peakRssMb(prov.proc.pid!);
+  const big = randomBytes(20 << 20);
+  const flood = await load({
+    url: `${prov.info.url}/api/v1/sign-it/verify-file`, method: 'POST', connections: 32, duration: Math.min(DURATION_S, 6), body: big,
+    headers: { 'content-type': 'application/octet-stream' },
+  });
+  const rssPeak = peakRssMb(prov.proc.pid!);
+  await stop(prov.proc);
+
+  const rps = (r: LoadResult) => r.requests.average;
+  console.log(`\nstored fingerprints: ${STORED}, ${DURATION_S} s per run, 2 workers`);
+  console.log(`POST /verify-fuzzy (${probe.count} matches per answer) ${rps(fuzzy).toFixed(0)} req/s (p99 ${fuzzy.latency.p99} ms)  vs Koa hello-world ${rps(helloRes).toFixed(0)} req/s  = ${((100 * rps(fuzzy)) / rps(helloRes)).toFixed(0)} %`);
+  console.log(`POST /verify-file fruits.jpg (82 KB), 4 concurrent: ${rps(files).toFixed(1)} files/s, ${files['2xx']} ok, ${files.non2xx} non-2xx; peak RSS ${rssAfterFiles.toFixed(0)} MB`);
+  console.log(`POST /verify-file flood: 32 connections x 20 MB: ${flood['2xx']} answered 200, ${flood.non2xx} non-2xx (503 busy beyond ${2 * 2} in flight), ${flood.errors} socket errors; peak RSS ${rssPeak.toFixed(0)} MB`);
+}
+
+const mode = process.argv[2];
+if (mode === '--provenant') await serveProvenant(process.argv[3]);
+else if (mode === '--hello') await serveHello();
+else await main();
