@@ -180,6 +180,7 @@ function prepareRowPlan(width: i32): void {
   rowPlanFor = width;
 }
 
+/** T of one pixel (the luma numerator above; grey: the value) as f64. */
 @inline
 function pixelT(p: usize, channels: i32): f64 {
   if (channels == 1) return <f64>load<u8>(p);

@@ -60,15 +60,18 @@ export const fmtSize = (size: number): string =>
   size % (1 << 20) === 0 ? `${size >> 20} MiB` : size % 1024 === 0 ? `${size >> 10} KiB` : `${size} B`;
 
 /**
- * Operations per second of `ours` and `theirs`, each the best of `rounds` runs taken
- * alternately, so a burst of load on the shared machine does not decide a comparison.
+ * Operations per second of each of `fns`, the best of `rounds` runs taken in turn
+ * (all of them, then all again), so a burst of load on the shared machine does not
+ * decide a comparison.
  */
+export function bestOf(fns: Array<() => void>, maxTime: number, rounds = 2): number[] {
+  const best = fns.map(() => 0);
+  for (let r = 0; r < rounds; r++) fns.forEach((fn, i) => { best[i] = Math.max(best[i], hz(`candidate ${i}`, fn, maxTime)); });
+  return best;
+}
+
+/** bestOf for two. */
 export function versus(ours: () => void, theirs: () => void, maxTime: number, rounds = 2): [number, number] {
-  let a = 0;
-  let b = 0;
-  for (let i = 0; i < rounds; i++) {
-    a = Math.max(a, hz('ours', ours, maxTime));
-    b = Math.max(b, hz('theirs', theirs, maxTime));
-  }
+  const [a, b] = bestOf([ours, theirs], maxTime, rounds);
   return [a, b];
 }

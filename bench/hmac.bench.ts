@@ -3,7 +3,7 @@
 // the crossover src/lib/digest.ts uses. Every timed call checks one byte of its MAC
 // against the value computed before.
 //   node --import tsx bench/hmac.bench.ts        (about half a minute)
-import { clockName, fmtRate, fmtSize, hz, input, versus } from './hash-bench.js';
+import { bestOf, clockName, fmtRate, fmtSize, input, versus } from './hash-bench.js';
 import { createHmac } from 'node:crypto';
 import { createHMAC, createSHA256 } from 'hash-wasm';
 import { createHmacSha256, hmacSha256 } from '../src/lib/hmac.js';
@@ -28,7 +28,7 @@ const check = (m: Uint8Array, want = byte): void => {
   if (m[7] !== want) throw new Error('wrong MAC');
 };
 
-console.log(`HMAC-SHA256 of ${MSG}-byte messages, 32-byte key, ${wasmFlavor} build, node ${process.version}, timed on ${clockName}\n`);
+console.log(`HMAC-SHA256 of ${MSG}-byte messages, 32-byte key, ${wasmFlavor} build, node ${process.version}, timed on ${clockName}; each figure the best of two alternating runs\n`);
 const candidates: Array<[string, () => void]> = [
   ['node:crypto createHmac(...).update(msg).digest()', () => check(createHmac('sha256', key).update(msg).digest())],
   ['hash-wasm createHMAC (keyed once), init/update/digest', () => {
@@ -45,14 +45,8 @@ const candidates: Array<[string, () => void]> = [
   ['ours keyed .update(msg).digest()', () => check(keyed.update(msg).digest())],
   ['digest.ts hmacSha256ForService(key, msg)', () => check(hmacSha256ForService(key, msg))],
 ];
-// two rounds over all candidates, best of each: a burst of load on the shared box
-// should not decide the comparison
-const best = candidates.map(() => 0);
-for (let round = 0; round < 2; round++) {
-  candidates.forEach(([name, fn], i) => {
-    best[i] = Math.max(best[i], hz(name, fn, 0.7) * (name.includes('alternating') ? 2 : 1));
-  });
-}
+// best of two rounds over all candidates ('alternating' does two MACs per call)
+const best = bestOf(candidates.map(([, fn]) => fn), 0.7).map((ops, i) => ops * (candidates[i][0].includes('alternating') ? 2 : 1));
 const [node, hw] = best;
 console.log('| implementation | ops/s | MB/s | ours/node | ours/hash-wasm |');
 console.log('|---|---|---|---|---|');

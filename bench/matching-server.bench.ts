@@ -6,7 +6,7 @@
 // 3. POST /verify-file with concurrent uploads (files per second with both cores busy)
 //    and a flood of large uploads (503 busy beyond the in-flight bound), with the
 //    server's peak RSS.
-// The 1M database is built once into /tmp/provenant-bench-match-1m (reused after).
+// The 1M database is built once into /tmp/provenant-bench-match-v2-1000000 (reused after).
 //
 //   node --import tsx bench/matching-server.bench.ts
 //   MATCH_SERVER_STORED=100000 node --import tsx bench/matching-server.bench.ts
@@ -83,7 +83,7 @@ function run(db: sqlite3.Database, text: string, params: unknown[] = []): Promis
 
 /** A data directory holding `n` vault-published image signatures (random hashes, one planted original). */
 async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }> {
-  const dir = `/tmp/provenant-bench-match-${n}`;
+  const dir = `/tmp/provenant-bench-match-v2-${n}`;
   const next = xorshift(12345);
   const query = Array.from({ length: 8 }, () => next() & 255);
   if (existsSync(join(dir, 'ready'))) return { dir, query };
@@ -101,13 +101,15 @@ async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }
     for (let i = start; i < Math.min(n, start + BATCH); i++) {
       // a few planted near-duplicates of `query`, the rest random
       const h = i % 50_000 === 7 ? query.map((b, j) => (j === i % 8 ? b ^ 1 : b)) : Array.from({ length: 8 }, () => next() & 255);
+      // sequential keys keep SQLite's unique indexes append-only (a much faster build)
+      const key = i.toString(16).padStart(63, '0');
       const record = {
         ai_generation: 'None', comment: null, content_rights: { license: 'CCBY' }, expires_at: null,
-        file_hash: randomBytes(32).toString('hex'), integrity_report: null, intent: 'Authorship',
+        file_hash: `f${key}`, integrity_report: null, intent: 'Authorship',
         perceptual_hash: { bands: h.map((b) => [b]), hash_type: 'ImagePHash', hash_value: h },
         signed_at: 1_700_000_000_000 + i, signer: 'uhCAkbench', supersedes: null, tags: null,
       };
-      rows.push(JSON.stringify([randomBytes(32).toString('hex'), record.file_hash, record.signed_at, JSON.stringify(record)]));
+      rows.push(JSON.stringify([`a${key}`, record.file_hash, record.signed_at, JSON.stringify(record)]));
     }
     await run(db, `INSERT INTO signatures (action_hash, file_hash, signer, signed_at, intent, supersedes, has_fingerprint, record,
         signature, user_id, app_id, source, published_at, pool, org_id, overage)

@@ -8,71 +8,93 @@
 import { setStat } from './output';
 
 const hist: usize = memory.data(256 * 8, 16);
+// one colour channel as a plane, so neighbour pairs are contiguous (SIMD loads)
+let plane: usize = 0;
+let planeCap: usize = 0;
+// pair class counts of the current direction
+let cx: u64 = 0, cz: u64 = 0, cw: u64 = 0, cp: u64 = 0;
+
+/**
+ * Classifies the `n` pairs (u[i], v[i]) and adds them to cx, cz, cw, cp.
+ * X: v even and u < v, or v odd and u > v; Y: the other unequal pairs; Z: u == v;
+ * W: u, v differ only in the LSB. Pairs touching the saturated LSB pairs {0,1} and
+ * {254,255} are left out: clipping breaks SPA's cover assumption |X| = |Y|, and the
+ * set is closed under LSB flips, so embedding moves no sample in or out of it.
+ * Branch-free: the classes follow noisy pixel values and would mispredict.
+ */
+function countPairs(u: usize, v: usize, n: usize): void {
+  let i: usize = 0;
+  if (ASC_FEATURE_SIMD) {
+    const one = i8x16.splat(1);
+    const lim = i8x16.splat(126);
+    let x: u32 = 0, z: u32 = 0, w: u32 = 0, p: u32 = 0;
+    for (; i + 16 <= n; i += 16) {
+      const a = v128.load(u + i);
+      const b = v128.load(v + i);
+      const ah = i8x16.shr_u(a, 1);
+      const bh = i8x16.shr_u(b, 1);
+      const inside = v128.and(i8x16.lt_u(i8x16.sub(ah, one), lim), i8x16.lt_u(i8x16.sub(bh, one), lim));
+      const eq = i8x16.eq(a, b);
+      const odd = i8x16.eq(v128.and(b, one), one);
+      const isX = v128.bitselect(i8x16.gt_u(a, b), i8x16.lt_u(a, b), odd);
+      const isW = v128.andnot(i8x16.eq(ah, bh), eq);
+      p += popcnt<u32>(i8x16.bitmask(inside));
+      z += popcnt<u32>(i8x16.bitmask(v128.and(inside, eq)));
+      x += popcnt<u32>(i8x16.bitmask(v128.and(inside, isX)));
+      w += popcnt<u32>(i8x16.bitmask(v128.and(inside, isW)));
+    }
+    cx += <u64>x; cz += <u64>z; cw += <u64>w; cp += <u64>p;
+  }
+  let x: u32 = 0, z: u32 = 0, w: u32 = 0, p: u32 = 0;
+  for (; i < n; i++) {
+    const a = <u32>load<u8>(u + i);
+    const b = <u32>load<u8>(v + i);
+    const ah = a >> 1, bh = b >> 1;
+    const inside = <u32>(ah - 1 < 126) & <u32>(bh - 1 < 126);
+    const odd = b & 1;
+    const eq = <u32>(a == b);
+    p += inside;
+    z += inside & eq;
+    x += inside & ((<u32>(a < b) & (odd ^ 1)) | (<u32>(a > b) & odd));
+    w += inside & <u32>(ah == bh) & (eq ^ 1);
+  }
+  cx += <u64>x; cz += <u64>z; cw += <u64>w; cp += <u64>p;
+}
 
 /**
  * Statistics of channel `channel` of `width` x `height` pixels with `channels`
  * interleaved 8-bit samples at `ptr`. Results in stats slots:
- * 0 chi-square, 1 degrees of freedom, 2 p-value, 3 SPA estimate (NaN when
- * undefined), 4 pairs counted, 5 distinct values, 6 samples, 7 share of equal
- * neighbours among the pairs counted.
+ * 0 chi-square, 1 degrees of freedom, 2 p-value, 3 SPA estimate from horizontal
+ * neighbours (NaN when undefined), 4 pairs counted, 5 distinct values, 6 samples,
+ * 7 share of equal neighbours among the pairs counted, 8 SPA from vertical neighbours.
  */
 export function lsbChannel(ptr: usize, width: u32, height: u32, channels: u32, channel: u32): f64 {
   memory.fill(hist, 0, 256 * 8);
-  // per-row counts in u32 (a row has < 2^32 pairs), summed into u64 per row;
-  // branch-free: the classes depend on noisy pixel values and would mispredict
-  let x: u64 = 0, z: u64 = 0, w: u64 = 0, pairs: u64 = 0;
-  let xv: u64 = 0, zv: u64 = 0, wv: u64 = 0, pairsV: u64 = 0;
-  const stride = <usize>width * <usize>channels;
-  const step = <usize>channels;
-  for (let row: usize = 0; row < <usize>height; row++) {
-    let p = ptr + row * stride + <usize>channel;
-    let u = <u32>load<u8>(p);
-    let h = hist + (<usize>u << 3);
-    store<u64>(h, load<u64>(h) + 1);
-    let rx: u32 = 0, rz: u32 = 0, rw: u32 = 0, rp: u32 = 0;
-    for (let col: usize = 1; col < <usize>width; col++) {
-      p += step;
-      const v = <u32>load<u8>(p);
-      h = hist + (<usize>v << 3);
-      store<u64>(h, load<u64>(h) + 1);
-      // X: v even and u < v, or v odd and u > v; Y: the other unequal pairs; Z: u == v;
-      // W: u, v differ only in the LSB. Pairs touching the saturated LSB pairs
-      // {0,1} and {254,255} are left out: clipping breaks SPA's cover assumption
-      // |X| = |Y|, and the set is closed under LSB flips, so embedding moves no
-      // sample in or out of it.
-      const uh = u >> 1, vh = v >> 1;
-      const inside = <u32>(uh - 1 < 126) & <u32>(vh - 1 < 126);
-      const odd = v & 1;
-      const isX = (<u32>(u < v) & (odd ^ 1)) | (<u32>(u > v) & odd);
-      const eq = <u32>(u == v);
-      rp += inside;
-      rz += inside & eq;
-      rx += inside & isX;
-      rw += inside & <u32>(uh == vh) & (eq ^ 1);
-      u = v;
-    }
-    x += <u64>rx; z += <u64>rz; w += <u64>rw; pairs += <u64>rp;
-    if (row > 0) {
-      // vertical neighbours: the same classes between this row and the one above
-      let q = ptr + row * stride + <usize>channel;
-      let vx: u32 = 0, vz: u32 = 0, vw: u32 = 0, vp: u32 = 0;
-      for (let col: usize = 0; col < <usize>width; col++) {
-        const a = <u32>load<u8>(q - stride);
-        const b = <u32>load<u8>(q);
-        const ah = a >> 1, bh = b >> 1;
-        const inside = <u32>(ah - 1 < 126) & <u32>(bh - 1 < 126);
-        const odd = b & 1;
-        const isX = (<u32>(a < b) & (odd ^ 1)) | (<u32>(a > b) & odd);
-        const eq = <u32>(a == b);
-        vp += inside;
-        vz += inside & eq;
-        vx += inside & isX;
-        vw += inside & <u32>(ah == bh) & (eq ^ 1);
-        q += step;
-      }
-      xv += <u64>vx; zv += <u64>vz; wv += <u64>vw; pairsV += <u64>vp;
-    }
+  const w = <usize>width, h = <usize>height;
+  const n = w * h;
+  if (n > planeCap) {
+    if (plane != 0) heap.free(plane);
+    plane = heap.alloc(n);
+    planeCap = n;
   }
+  // the channel as a plane, and its histogram
+  const step = <usize>channels;
+  let src = ptr + <usize>channel;
+  for (let i: usize = 0; i < n; i++) {
+    const v = load<u8>(src);
+    store<u8>(plane + i, v);
+    const hb = hist + (<usize>v << 3);
+    store<u64>(hb, load<u64>(hb) + 1);
+    src += step;
+  }
+  // horizontal neighbours, row by row
+  cx = 0; cz = 0; cw = 0; cp = 0;
+  if (w > 1) for (let row: usize = 0; row < h; row++) countPairs(plane + row * w, plane + row * w + 1, w - 1);
+  const x = cx, z = cz, pairs = cp, wc = cw;
+  // vertical neighbours: every row against the row above, as one run
+  cx = 0; cz = 0; cw = 0; cp = 0;
+  if (h > 1) countPairs(plane, plane + w, w * (h - 1));
+  const xv = cx, zv = cz, wv = cw, pairsV = cp;
   const y: u64 = pairs - x - z;
   // chi-square over pairs of values with enough expected samples
   let chi: f64 = 0;
@@ -91,7 +113,7 @@ export function lsbChannel(ptr: usize, width: u32, height: u32, channels: u32, c
   }
   const df = cats > 1 ? cats - 1 : 0;
   const pValue = df > 0 ? gammaQ(<f64>df * 0.5, chi * 0.5) : NaN;
-  const spa = spaRoot(x, y, z, w, pairs);
+  const spa = spaRoot(x, y, z, wc, pairs);
   setStat(8, spaRoot(xv, pairsV - xv - zv, zv, wv, pairsV));
   setStat(0, chi);
   setStat(1, <f64>df);

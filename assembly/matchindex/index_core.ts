@@ -617,6 +617,27 @@ const Q_BUCKETS: usize = memory.data(32);
 const HI: u64 = 0x8080808080808080;
 const LO: u64 = 0x0101010101010101;
 
+/** One image candidate check (the bucket of position `p` holds `posting`); offers it when it qualifies. */
+@inline function checkImage(t: usize, posting: u32, p: u32, q: u64, qhash: u64, hasHash: bool, threshold: i32, limit: i32): void {
+  const slot = posting & 0x7fffffff;
+  const page = pageOf(t, slot);
+  const j = <usize>(slot & PAGE_MASK);
+  const bands = load<u64>(page + (j << 3));
+  const x = bands ^ q;
+  // zero bytes of x = equal bands; the lowest flagged byte is exact (borrows only run upwards)
+  const z = (x - LO) & ~x & HI;
+  if (<u32>(ctz<u64>(z) >>> 3) != p) return;
+  let sim: i32 = -1;
+  if (hasHash && <i32>posting >= 0) {
+    const d = <i32>popcnt<u64>(bands ^ qhash);
+    sim = (100 * (64 - d)) >> 6;
+  }
+  if (sim >= 0 && sim < threshold) return;
+  const at = load<f64>(page + (<usize>8 << PAGE_SHIFT) + (j << 3));
+  const id = load<u32>(page + (<usize>16 << PAGE_SHIFT) + (j << 2));
+  offer(limit, sim, at, id);
+}
+
 function queryImages(t: usize, qb: usize, qh: usize, threshold: i32, limit: i32): void {
   const buckets = <usize>ld(t, T_BUCKETS);
   const q = load<u64>(qb);
@@ -629,26 +650,7 @@ function queryImages(t: usize, qb: usize, qh: usize, threshold: i32, limit: i32)
     for (let c = <usize>ld(hdr, 0); c != 0; c = <usize>ld(c, 0)) {
       const n = c == tail ? tailUsed : ld(c, 4);
       const e = c + CHUNK_HEADER;
-      for (let i: u32 = 0; i < n; i++) {
-        const posting = load<u32>(e + (<usize>i << 2));
-        const slot = posting & 0x7fffffff;
-        const page = pageOf(t, slot);
-        const j = <usize>(slot & PAGE_MASK);
-        const bands = load<u64>(page + (j << 3));
-        const x = bands ^ q;
-        // zero bytes of x = equal bands; the lowest flagged byte is exact (borrows only run upwards)
-        const z = (x - LO) & ~x & HI;
-        if (<u32>(ctz<u64>(z) >>> 3) != p) continue;
-        let sim: i32 = -1;
-        if (hasHash && <i32>posting >= 0) {
-          const d = <i32>popcnt<u64>(bands ^ qhash);
-          sim = (100 * (64 - d)) >> 6;
-        }
-        if (sim >= 0 && sim < threshold) continue;
-        const at = load<f64>(page + (<usize>8 << PAGE_SHIFT) + (j << 3));
-        const id = load<u32>(page + (<usize>16 << PAGE_SHIFT) + (j << 2));
-        offer(limit, sim, at, id);
-      }
+      for (let i: u32 = 0; i < n; i++) checkImage(t, load<u32>(e + (<usize>i << 2)), p, q, qhash, hasHash, threshold, limit);
     }
   }
 }

@@ -130,7 +130,7 @@ test('resize and hash agree with the reference on random images (grey, RGB, RGBA
   const rand = rng(20261122);
   let compared = 0;
   let hashesCompared = 0;
-  const sizes: [number, number][] = [[1, 1], [2, 3], [9, 8], [8, 9], [5, 100], [100, 4], [10, 9], [17, 16], [1000, 3], [640, 480]];
+  const sizes: [number, number][] = [[1, 1], [2, 3], [9, 8], [8, 9], [5, 100], [100, 4], [10, 9], [17, 16], [1000, 3], [640, 480], [3001, 20], [20, 3001]];
   for (let n = 0; n < 60; n++) sizes.push([1 + Math.floor(rand() * 300), 1 + Math.floor(rand() * 300)]);
   for (const [w, h] of sizes) {
     for (const ch of [1, 3, 4] as const) {

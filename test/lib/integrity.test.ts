@@ -463,13 +463,15 @@ test('memory stays flat over many kernel calls', () => {
   const k = loadKernel('integrity');
   const png = fixture('tiny.gif');
   const text = new Uint8Array(Buffer.from('abc \u200b def\n'.repeat(50)));
-  for (let i = 0; i < 2000; i++) { walkGif(png); scanText(text); entropyProfile(png); }
+  const px = new Uint8Array(64 * 64 * 3).map((_, i) => (i * 7) & 255);
+  for (let i = 0; i < 2000; i++) { walkGif(png); scanText(text); entropyProfile(png); lsbStatistics(px, 64, 64, 3); }
   const before = k.exports.memory.buffer.byteLength;
   for (let i = 0; i < 100_000; i++) {
     walkGif(png);
     scanText(text);
     scanSignatures(png);
     if (i % 10 === 0) entropyProfile(png);
+    if (i % 10 === 0) lsbStatistics(px, 64, 64, 3);
     if (i % 10 === 0) {
       const kb = KernelBytes.load(png);
       walkPng(kb.at(3));
