@@ -123,6 +123,11 @@ function buildPairTable(): void {
   pairTableReady = true;
 }
 
+@inline
+function pairMask(a: v128, b: v128, first: i32, second: i32): v128 {
+  return v128.and(i8x16.eq(a, i8x16.splat(<i8>first)), i8x16.eq(b, i8x16.splat(<i8>second)));
+}
+
 /**
  * Reports every validated signature in [from, to) of the `len` bytes at `ptr`
  * (validation may read past `to`, up to `len`). Returns how many were found.
@@ -131,7 +136,37 @@ export function scanSignatures(ptr: usize, len: usize, from: usize, to: usize): 
   if (!pairTableReady) buildPairTable();
   let found = 0;
   const end = to < len ? to : len;
-  for (let i = from; i < end; i++) {
+  let i = from;
+  if (ASC_FEATURE_SIMD) {
+    // 16 positions at a time: the byte and its successor against every signature's
+    // first two bytes; only marked positions are validated
+    while (i + 17 <= len && i + 16 <= end) {
+      const a = v128.load(ptr + i);
+      const b = v128.load(ptr + i + 1);
+      let m = pairMask(a, b, 0x89, 0x50);
+      m = v128.or(m, pairMask(a, b, 0xff, 0xd8));
+      m = v128.or(m, pairMask(a, b, 0x47, 0x49));
+      m = v128.or(m, pairMask(a, b, 0x50, 0x4b));
+      m = v128.or(m, pairMask(a, b, 0x25, 0x50));
+      m = v128.or(m, pairMask(a, b, 0x52, 0x61));
+      m = v128.or(m, pairMask(a, b, 0x37, 0x7a));
+      m = v128.or(m, pairMask(a, b, 0x1f, 0x8b));
+      m = v128.or(m, pairMask(a, b, 0x7f, 0x45));
+      m = v128.or(m, pairMask(a, b, 0x4d, 0x5a));
+      let bits = i8x16.bitmask(m);
+      while (bits != 0) {
+        const at = i + <usize>ctz(bits);
+        bits &= bits - 1;
+        const kind = signatureAt(ptr + at, len - at);
+        if (kind != 0) {
+          emit(SIGNATURE, kind, <u32>at, 0, 0, 0);
+          found++;
+        }
+      }
+      i += 16;
+    }
+  }
+  for (; i < end; i++) {
     if (i + 1 >= len) break; // every signature is longer than one byte
     const k = <usize>load<u16>(ptr + i);
     if (((<u32>load<u8>(pairTable + (k >> 3)) >> <u32>(k & 7)) & 1) == 0) continue;

@@ -121,6 +121,20 @@ test('scanHashes equals a brute-force loop at several thresholds', () => {
   }
 });
 
+test('hammingDistancesAt gathers the distances of listed indexes (kernel)', () => {
+  const k = loadKernel<HammingExports>('core');
+  const r = rng(8);
+  const indexes = Uint32Array.from({ length: 5000 }, () => Math.floor(r() * N));
+  const q = k.exports.scratch(8 + indexes.length * 4 + N * 8);
+  k.u8.set(query, q);
+  const idx = q + 8;
+  const table = idx + indexes.length * 4;
+  k.view(Uint32Array, idx, indexes.length).set(indexes);
+  k.u8.set(packed, table);
+  k.exports.hammingDistancesAt(q, table, idx, indexes.length);
+  assert.equal(Array.from(k.view(Uint32Array, k.exports.hammingResults(), indexes.length)), Array.from(indexes, (i) => distances[i]));
+});
+
 function bruteTopK(k: number, ds: number[]) {
   return ds.map((distance, index) => ({ index, distance }))
     .sort((a, b) => a.distance - b.distance || a.index - b.index)

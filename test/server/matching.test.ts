@@ -324,12 +324,51 @@ test('verify-file: 413 from Content-Length before reading, and while streaming p
   const streamed = await rawPost(`${S}/verify-file`, { 'transfer-encoding': 'chunked', 'content-type': 'application/octet-stream' }, chunk, 80 << 20);
   assert.is(streamed.status, 413);
   assert.ok(streamed.sent <= UPLOAD_LIMIT_BYTES + (8 << 20), `${streamed.sent} bytes sent before the answer`);
-  const code = errorCode(streamed.body);
-  if (code !== undefined) assert.is(code, 'payload_too_large');
+  assert.is(errorCode(streamed.body), 'payload_too_large');
   // exactly at the limit is accepted (and is no media: match_type none)
   const atLimit = await api('POST', `${S}/verify-file`, { raw: new Uint8Array(UPLOAD_LIMIT_BYTES) });
   assert.is(atLimit.status, 200);
   assert.is(atLimit.body.match_type, 'none');
+});
+
+/** A chunked upload that stays open until `finish()` is called. */
+function slowUpload(path: string): { finish(): Promise<{ status: number; body: string }> } {
+  const url = new URL(srv.url + path);
+  let resolveRes: (v: { status: number; body: string }) => void;
+  const answer = new Promise<{ status: number; body: string }>((r) => (resolveRes = r));
+  const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
+    let body = '';
+    res.setEncoding('utf8');
+    res.on('data', (d) => (body += d));
+    res.on('end', () => resolveRes({ status: res.statusCode ?? 0, body }));
+  });
+  req.write(randomBytes(1024));
+  return {
+    finish() {
+      req.end(randomBytes(1024));
+      return answer;
+    },
+  };
+}
+
+test('verify-file: uploads beyond 2 x workers in flight get 503 busy at once', async () => {
+  const held = [slowUpload(`${S}/verify-file`), slowUpload(`${S}/verify-file`)]; // 1 worker: 2 places
+  let busy: Res | null = null;
+  for (let i = 0; i < 50 && busy === null; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const r = await api('POST', `${S}/verify-file`, { raw: media('fruits.jpg') });
+    if (r.status === 503) busy = r;
+    else assert.is(r.status, 200); // the two held uploads were not in yet
+  }
+  assert.ok(busy, 'no 503 while two uploads were held open');
+  assert.is(busy!.body.error, 'busy');
+  for (const h of held) {
+    const r = await h.finish();
+    assert.is(r.status, 200);
+    assert.equal(JSON.parse(r.body), { signatures: [], count: 0, match_type: 'none' });
+  }
+  const after = await api('POST', `${S}/verify-file`, { raw: media('cat.gif') });
+  assert.is(after.status, 200);
 });
 
 test('fingerprint: 401 without a token; the fingerprint of a file, or null', async () => {
