@@ -3,15 +3,15 @@
 // `alloc`), the one-shot path uses static blocks.
 //
 // Compression keeps the eight working variables in locals and is fully unrolled. The
-// round bodies are generated, one line per round t: the roles a..h are played by the
-// locals rotated by t (round t+1's `a` is round t's `h`), so no value is ever moved
-// between locals, and T1 = ((h + W[t] + K[t]) + Ch(e, f, g)) + Σ1(e) adds the terms
-// that wait on `e` last. Maj(a, b, c) = b ^ ((a ^ b) & (b ^ c)), where a ^ b of one
-// round is b ^ c of the next. The scalar build keeps the message schedule in sixteen
-// rolling locals w0..w15 (w[t mod 16]); the SIMD build keeps it in four vectors and
-// makes W[t..t+3] + K[t..t+3] per step (byte swap, σ0, σ1 and the +K in vector
-// registers), which leaves the general registers to the working variables: about 10 %
-// faster than the scalar build on x64.
+// round bodies are generated (the script is in docs/crypto.md), one line per round t:
+// the roles a..h are played by the locals rotated by t (round t+1's `a` is round t's
+// `h`), so no value is ever moved between locals, and T1 = ((h + W[t] + K[t]) +
+// Ch(e, f, g)) + Σ1(e) adds the terms that wait on `e` last. Maj(a, b, c) =
+// b ^ ((a ^ b) & (b ^ c)), where a ^ b of one round is b ^ c of the next. The scalar
+// build keeps the message schedule in sixteen rolling locals w0..w15 (w[t mod 16]); the
+// SIMD build keeps it in four vectors and makes W[t..t+3] + K[t..t+3] per step (byte
+// swap, σ0, σ1 and the +K in vector registers), which leaves the general registers to
+// the working variables: about 10 % faster than the scalar build on x64.
 //
 // Context layout (SHA256_CTX_SIZE = 104 bytes):
 //   0   H0..H7, u32 each, native byte order

@@ -45,20 +45,52 @@ function countPairs(u: usize, v: usize, n: usize): void {
     }
     cx += <u64>x; cz += <u64>z; cw += <u64>w; cp += <u64>p;
   }
-  let x: u32 = 0, z: u32 = 0, w: u32 = 0, p: u32 = 0;
-  for (; i < n; i++) {
-    const a = <u32>load<u8>(u + i);
-    const b = <u32>load<u8>(v + i);
-    const ah = a >> 1, bh = b >> 1;
-    const inside = <u32>(ah - 1 < 126) & <u32>(bh - 1 < 126);
-    const odd = b & 1;
-    const eq = <u32>(a == b);
-    p += inside;
-    z += inside & eq;
-    x += inside & ((<u32>(a < b) & (odd ^ 1)) | (<u32>(a > b) & odd));
-    w += inside & <u32>(ah == bh) & (eq ^ 1);
+  // scalar: the class bits of every (u, v) come from a 64 KiB table, and one add of
+  // a packed word (four 16-bit lanes: P, Z, X, W) counts them; flushed before a lane
+  // can overflow
+  if (classTable == 0) buildClassTable();
+  while (i < n) {
+    const stop = min<usize>(n, i + 65535);
+    let acc: u64 = 0;
+    for (; i < stop; i++) {
+      const k = (<usize>load<u8>(u + i) << 8) | <usize>load<u8>(v + i);
+      acc += load<u64>(laneIncrement + (<usize>load<u8>(classTable + k) << 3));
+    }
+    cp += acc & 0xffff;
+    cz += (acc >> 16) & 0xffff;
+    cx += (acc >> 32) & 0xffff;
+    cw += acc >> 48;
   }
-  cx += <u64>x; cz += <u64>z; cw += <u64>w; cp += <u64>p;
+}
+
+// class bits per (u, v): 1 counted (not saturated), 2 Z, 4 X, 8 W (each implies 1)
+let classTable: usize = 0;
+// packed increments for each 4-bit class value: bit b adds 1 to lane b
+const laneIncrement: usize = memory.data(16 * 8, 8);
+
+function buildClassTable(): void {
+  const t = heap.alloc(65536);
+  for (let a: u32 = 0; a < 256; a++) {
+    for (let b: u32 = 0; b < 256; b++) {
+      const ah = a >> 1, bh = b >> 1;
+      let c: u32 = 0;
+      if (ah - 1 < 126 && bh - 1 < 126) {
+        c = 1;
+        if (a == b) c |= 2;
+        else {
+          if (((b & 1) == 0 && a < b) || ((b & 1) == 1 && a > b)) c |= 4;
+          if (ah == bh) c |= 8;
+        }
+      }
+      store<u8>(t + ((<usize>a << 8) | <usize>b), <u8>c);
+    }
+  }
+  for (let c: u32 = 0; c < 16; c++) {
+    let inc: u64 = 0;
+    for (let lane: u32 = 0; lane < 4; lane++) if (c & (1 << lane)) inc |= <u64>1 << (<u64>lane * 16);
+    store<u64>(laneIncrement + (<usize>c << 3), inc);
+  }
+  classTable = t;
 }
 
 /**

@@ -9,21 +9,24 @@
 import { createHash, createHmac, type Hash } from 'node:crypto';
 import { createSha256, sha256, sha256Hex, toHex } from './sha256.js';
 import { hmacSha256, hmacSha256Hex } from './hmac.js';
+import { wasmFlavor } from './wasm.js';
 
 /**
  * Inputs of at most this many bytes are hashed by our kernel, longer ones by
- * node:crypto. From bench/sha256.bench.ts, crossover rows (2026-11-22, SIMD build,
- * 2-core AMD EPYC with SHA-NI, node 20.20, CPU time, best of two runs): ours/node =
- * 2.70 at 128 B, 1.38 at 512 B, 1.26 at 640 B, 0.97 at 768 B, 0.98 at 1 KiB,
- * 0.53 at 2 KiB. Above this, node's per-call overhead is paid off by SHA-NI.
+ * node:crypto. From bench/sha256.bench.ts, crossover rows (2026-11-22, 2-core AMD EPYC
+ * with SHA-NI, node 20.20, CPU time, best of two runs), ours/node:
+ *   SIMD build:   2.58 at 128 B, 1.63 at 512 B, 1.46 at 640 B, 0.99 at 768 B, 0.96 at 1 KiB
+ *   scalar build: 2.13 at 128 B, 1.05 at 512 B, 0.95 at 640 B, 0.92 at 768 B, 0.84 at 1 KiB
+ * Above this, node's per-call overhead is paid off by SHA-NI.
  */
-export const FILE_SHA256_WASM_MAX_BYTES = 640;
+export const FILE_SHA256_WASM_MAX_BYTES: number = wasmFlavor === 'simd' ? 640 : 512;
 
 /**
  * Messages of at most this many bytes are MACed by our kernel, longer ones by
- * node:crypto. From bench/hmac.bench.ts, crossover rows (same run conditions):
- * ours/node = 3.24 at 64 B, 1.56 at 512 B, 1.19 at 768 B, 0.97 at 1 KiB (1.16 in the
- * 1 KiB table of the same run: parity within the noise), 0.89 at 1280 B, 0.52 at 4 KiB.
+ * node:crypto. From bench/hmac.bench.ts, crossover rows (same run), ours/node:
+ *   SIMD build:   3.54 at 64 B, 1.71 at 512 B, 1.21 at 768 B, 1.13 at 1 KiB, 1.04 at 1280 B, 0.77 at 1536 B
+ *   scalar build: 3.37 at 64 B, 1.65 at 512 B, 1.24 at 768 B, 1.08 at 1 KiB, 0.88 at 1280 B
+ * Webhook bodies are mostly below this.
  */
 export const HMAC_SHA256_WASM_MAX_BYTES = 1024;
 

@@ -32,7 +32,7 @@ function guarded(check: IntegrityCheck, run: () => IntegrityIssue[]): IntegrityI
     return run();
   } catch (e) {
     // a check that cannot finish on this input says so instead of failing the report
-    return [{ check, severity: 'Info', description: `check could not complete: ${(e instanceof Error ? e.message : String(e)).slice(0, 150)}` }];
+    return [{ check, severity: 'Info', description: `check could not complete: ${(e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ').slice(0, 150)}` }];
   }
 }
 
@@ -63,7 +63,7 @@ export async function integrityReport(pathOrBuffer: string | Uint8Array): Promis
     try {
       structure = fileStructure(cls, bytes, input);
     } catch (e) {
-      structure = { end: null, issues: [{ check: 'PostEofData', severity: 'Info', description: `structure walk failed: ${String(e).slice(0, 150)}` }], segments: [], explained: [], tiffRecords: [] };
+      structure = { end: null, issues: [{ check: 'PostEofData', severity: 'Info', description: `structure walk failed: ${String(e).replace(/\s+/g, ' ').slice(0, 150)}` }], segments: [], explained: [], tiffRecords: [] };
     }
     const ctx: FileContext = { bytes, input, cls, structure };
     const checks = checksFor(cls);

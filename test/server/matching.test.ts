@@ -403,6 +403,9 @@ test('the index is rebuilt from SQLite at start and kept current by signing', as
   const q = { bands: fruitsFp.bands, hash_value: fruitsFp.hash_value };
   assert.equal(fresh.index.query({ hash_type: 'ImagePHash', ...q }), service.index.query({ hash_type: 'ImagePHash', ...q }));
   fresh.close();
+  const metrics = await (await fetch(`${srv.url}/metrics`)).text();
+  const images = signed.filter((x) => x.fp.hash_type === 'ImagePHash').length;
+  assert.match(metrics, `provenant_match_index_fingerprints{hash_type="ImagePHash"} ${images}`);
 });
 
 test.run();

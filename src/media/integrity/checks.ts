@@ -45,7 +45,8 @@ export const THRESHOLDS = {
 const MAX_DESCRIPTION = 200;
 
 function issue(check: IntegrityCheck, severity: IntegritySeverity, description: string, offset?: number, length?: number): IntegrityIssue {
-  const d = description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION - 1)}\u2026` : description;
+  const flat = description.replace(/\s+/g, ' ').trim();
+  const d = flat.length > MAX_DESCRIPTION ? `${flat.slice(0, MAX_DESCRIPTION - 1)}\u2026` : flat;
   const out: IntegrityIssue = { check, severity, description: d };
   if (offset !== undefined && offset >= 0) out.offset = offset;
   if (length !== undefined && length > 0) out.length = length;

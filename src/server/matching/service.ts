@@ -3,7 +3,7 @@
 // the signatures store's observer seam (every sign and publish; revoked signatures
 // keep matching, so revocations change nothing here). Index ids are the records' seqs.
 import { imagePHashFromGrey72 } from '../../lib/dhash.js';
-import { MATCH_LIMIT, MatchIndex, type Match, type MatchQuery } from '../../lib/match-index.js';
+import { HASH_TYPES, MATCH_LIMIT, MatchIndex, type Match, type MatchQuery } from '../../lib/match-index.js';
 import type { Fingerprint, HashType } from '../../lib/types.js';
 import type { SignatureRecord } from '../../lib/records.js';
 import type { ServerDeps } from '../deps.js';
@@ -166,6 +166,10 @@ export function matchingOf(deps: ServerDeps): MatchingService {
     service = new MatchingService(deps);
     services.set(deps, service);
     freeIndex.register(deps, service.index);
+    const index = service.index;
+    deps.metrics.gauge('provenant_match_index_fingerprints', 'Fingerprints in the perceptual match index', ['hash_type'], () =>
+      HASH_TYPES.map((t) => ({ labels: { hash_type: t }, value: index.size(t) })));
+    deps.metrics.gauge('provenant_match_index_bytes', 'WebAssembly memory held by the perceptual match index', [], () => index.bytes());
   }
   return service;
 }
