@@ -1,6 +1,6 @@
 // AudioChromaprint (decisions.md section 3): chromaprint's default "test2" fingerprint,
 // computed by the chromaprint kernel (assembly/chromaprint/), plus the LSH bands.
-import { loadKernel, type BaseExports } from './wasm.js';
+import { loadKernel, type BaseExports, type Kernel } from './wasm.js';
 import type { Fingerprint } from './types.js';
 import { audioBands } from './audio-bands.js';
 
@@ -29,15 +29,13 @@ function toInt16(src: Float32Array, from: number, to: number, out: Int16Array): 
   }
 }
 
-/**
- * The raw Chromaprint words of 11025 Hz mono audio: one 32-bit word per 1365 samples
- * (about 0.124 s) once 4096 + 19 * 1365 samples are available. Float samples are in
- * [-1, 1]; int16 samples are used as they are.
- */
-export function chromaprint(samples: Int16Array | Float32Array): Uint32Array {
-  const kernel = loadKernel<ChromaprintExports>('chromaprint');
+// The kernel holds one fingerprint's state at a time. `owner` is whoever last reset it:
+// a ChromaprintStream that finds another owner there replays its samples from the start.
+let owner: object | null = null;
+const ONE_SHOT = {};
+
+function consume(kernel: Kernel<ChromaprintExports>, samples: Int16Array | Float32Array): void {
   const k = kernel.exports;
-  k.fingerprintReset();
   for (let from = 0; from < samples.length; from += CHUNK) {
     const to = Math.min(samples.length, from + CHUNK);
     let chunk: Int16Array;
@@ -51,8 +49,69 @@ export function chromaprint(samples: Int16Array | Float32Array): Uint32Array {
     kernel.view(Int16Array, ptr, chunk.length).set(chunk);
     k.fingerprintConsume(ptr, chunk.length);
   }
-  const count = k.fingerprintWordCount();
-  return kernel.view(Uint32Array, k.fingerprintWords(), count).slice();
+}
+
+function words(kernel: Kernel<ChromaprintExports>): Uint32Array {
+  const k = kernel.exports;
+  return kernel.view(Uint32Array, k.fingerprintWords(), k.fingerprintWordCount()).slice();
+}
+
+/**
+ * The raw Chromaprint words of 11025 Hz mono audio: one 32-bit word per 1365 samples
+ * (about 0.124 s) once 4096 + 19 * 1365 samples are available. Float samples are in
+ * [-1, 1]; int16 samples are used as they are.
+ */
+export function chromaprint(samples: Int16Array | Float32Array): Uint32Array {
+  const kernel = loadKernel<ChromaprintExports>('chromaprint');
+  owner = ONE_SHOT;
+  kernel.exports.fingerprintReset();
+  consume(kernel, samples);
+  const out = words(kernel);
+  owner = null;
+  return out;
+}
+
+/**
+ * Chromaprint words of audio that arrives in pieces (11025 Hz mono), computed as the
+ * pieces arrive: `push` each piece, then `finish`. Gives the same words as
+ * `chromaprint()` of all pieces joined. Streams and `chromaprint()` may interleave in
+ * one thread: a stream that lost the kernel to another computation recomputes from
+ * the samples it keeps.
+ */
+export class ChromaprintStream {
+  private readonly kernel = loadKernel<ChromaprintExports>('chromaprint');
+  private readonly pieces: Int16Array[] = [];
+  private fed = 0;
+  private done = false;
+
+  push(samples: Int16Array | Float32Array): void {
+    if (this.done) throw new Error('ChromaprintStream: push after finish');
+    let piece: Int16Array;
+    if (samples instanceof Int16Array) piece = samples;
+    else toInt16(samples, 0, samples.length, (piece = new Int16Array(samples.length)));
+    this.pieces.push(piece);
+    // feed now unless another stream is mid-way (it keeps the kernel until it finishes)
+    if (owner === null || owner === this) this.feed();
+  }
+
+  private feed(): void {
+    if (owner !== this) {
+      owner = this;
+      this.kernel.exports.fingerprintReset();
+      this.fed = 0;
+    }
+    while (this.fed < this.pieces.length) consume(this.kernel, this.pieces[this.fed++]);
+  }
+
+  /** The words of everything pushed. */
+  finish(): Uint32Array {
+    this.done = true;
+    this.feed();
+    const out = words(this.kernel);
+    owner = null;
+    this.pieces.length = 0;
+    return out;
+  }
 }
 
 /** `hash_value` bytes of a word sequence: each word little-endian. */
@@ -79,6 +138,10 @@ export function bytesToWords(bytes: ArrayLike<number>): Uint32Array {
 
 /** The AudioChromaprint fingerprint of 11025 Hz mono samples (callers cut them to the first 120 s). */
 export function audioFingerprintFromSamples(samples: Int16Array | Float32Array): Fingerprint {
-  const words = chromaprint(samples);
+  return audioFingerprintFromWords(chromaprint(samples));
+}
+
+/** The AudioChromaprint fingerprint of Chromaprint words. */
+export function audioFingerprintFromWords(words: Uint32Array): Fingerprint {
   return { hash_type: 'AudioChromaprint', hash_value: wordsToBytes(words), bands: audioBands(words) };
 }

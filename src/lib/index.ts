@@ -38,7 +38,7 @@ export { sha256, sha256Hex, createSha256 } from './sha256.js';
 export type { Sha256Hasher } from './sha256.js';
 export { hmacSha256, hmacSha256Hex, createHmacSha256 } from './hmac.js';
 export type { HmacSha256 } from './hmac.js';
-export { chromaprint, audioBands, audioFingerprintFromSamples, wordsToBytes, bytesToWords, CHROMAPRINT_SAMPLE_RATE } from './chromaprint.js';
+export { chromaprint, ChromaprintStream, audioBands, audioFingerprintFromSamples, audioFingerprintFromWords, wordsToBytes, bytesToWords, CHROMAPRINT_SAMPLE_RATE } from './chromaprint.js';
 export {
   IntegrityCode, PdfName, KernelBytes, ENTROPY_WINDOW, walkPng, walkJpeg, jpegExtent, walkGif, pdfEnd, pdfScanNames, zipEnd,
   scanSignatures, walkTiff, containerEnd, mp4Location, walkId3, walkFlac, entropyProfile, entropyOf, longestBase64Run,

@@ -5,9 +5,9 @@
 import { MPEGDecoder } from 'mpg123-decoder';
 import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
-import { audioFingerprintFromSamples } from '../lib/chromaprint.js';
+import { audioFingerprintFromSamples, audioFingerprintFromWords, ChromaprintStream } from '../lib/chromaprint.js';
 import type { Fingerprint } from '../lib/types.js';
-import { decodeWithFfmpeg } from './ffmpeg-audio.js';
+import { decodeWithFfmpeg, streamWithFfmpeg } from './ffmpeg-audio.js';
 import { parseWav } from './wav.js';
 import { mixToMono, resampleTo11025, TARGET_RATE } from '../lib/resample.js';
 
@@ -164,10 +164,14 @@ const MIN_SAMPLES = 4096 + 19 * 1365;
 export async function audioFingerprint(bytes: Uint8Array, format: AudioFormat, opts: DecodeAudioOptions = {}): Promise<Fingerprint | null> {
   try {
     const decoder = format === 'ogg-opus' ? 'ffmpeg' : (opts.decoder ?? DEFAULT_DECODER[format]);
-    // ffmpeg's int16 output goes to the kernel as it is (no float round trip)
-    const samples = decoder === 'ffmpeg'
-      ? await decodeWithFfmpeg(bytes, { maxSeconds: opts.maxSeconds ?? 120, deadlineMs: opts.deadlineMs ?? 60_000 })
-      : await decodeAudio(bytes, format, opts);
+    if (decoder === 'ffmpeg') {
+      // fingerprint ffmpeg's int16 output while it is still decoding
+      const stream = new ChromaprintStream();
+      const count = await streamWithFfmpeg(bytes, { maxSeconds: opts.maxSeconds ?? 120, deadlineMs: opts.deadlineMs ?? 60_000 }, (s) => stream.push(s));
+      const words = stream.finish();
+      return count < MIN_SAMPLES ? null : audioFingerprintFromWords(words);
+    }
+    const samples = await decodeAudio(bytes, format, opts);
     if (samples.length < MIN_SAMPLES) return null;
     return audioFingerprintFromSamples(samples);
   } catch {

@@ -24,7 +24,23 @@ export interface FfmpegAudioOptions {
 const RESAMPLER = 'aresample=11025:resampler=swr:filter_size=16:phase_shift=8:linear_interp=1:cutoff=0.8';
 
 /** Decodes any audio ffmpeg reads to 11025 Hz mono int16, first `maxSeconds` seconds. Rejects on failure. */
-export function decodeWithFfmpeg(bytes: Uint8Array, opts: FfmpegAudioOptions = {}): Promise<Int16Array> {
+export async function decodeWithFfmpeg(bytes: Uint8Array, opts: FfmpegAudioOptions = {}): Promise<Int16Array> {
+  const parts: Int16Array[] = [];
+  const total = await streamWithFfmpeg(bytes, opts, (s) => parts.push(s));
+  const out = new Int16Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * Like `decodeWithFfmpeg`, but hands the samples to `onSamples` as ffmpeg produces them
+ * (a new array each time), so the caller can work while ffmpeg decodes. Resolves with the number of samples.
+ */
+export function streamWithFfmpeg(bytes: Uint8Array, opts: FfmpegAudioOptions, onSamples: (samples: Int16Array) => void): Promise<number> {
   const maxSeconds = opts.maxSeconds ?? 120;
   const deadlineMs = opts.deadlineMs ?? 60_000;
   const args = [
@@ -38,8 +54,8 @@ export function decodeWithFfmpeg(bytes: Uint8Array, opts: FfmpegAudioOptions = {
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(ffmpegPath(), args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    let size = 0;
+    let total = 0;
+    let odd: number | null = null; // a byte of a sample split across two chunks
     let stderr = '';
     let settled = false;
     const finish = (err: Error | null): void => {
@@ -49,17 +65,33 @@ export function decodeWithFfmpeg(bytes: Uint8Array, opts: FfmpegAudioOptions = {
       if (err) {
         child.kill('SIGKILL');
         reject(err);
-        return;
+      } else {
+        resolve(total);
       }
-      const all = Buffer.concat(chunks, size);
-      const samples = new Int16Array(all.length >> 1);
-      new Uint8Array(samples.buffer).set(all.subarray(0, samples.length * 2));
-      resolve(samples);
     };
     const timer = setTimeout(() => finish(new Error(`ffmpeg: no result within ${deadlineMs} ms`)), deadlineMs);
     child.stdout.on('data', (c: Buffer) => {
-      chunks.push(c);
-      size += c.length;
+      if (settled) return;
+      let bytesIn: Uint8Array = c;
+      if (odd !== null) {
+        const joined = new Uint8Array(c.length + 1);
+        joined[0] = odd;
+        joined.set(c, 1);
+        bytesIn = joined;
+        odd = null;
+      }
+      const n = bytesIn.length >> 1;
+      if (bytesIn.length & 1) odd = bytesIn[bytesIn.length - 1];
+      if (n === 0) return;
+      // an aligned copy: Buffer chunks may start at odd offsets of their pool
+      const samples = new Int16Array(n);
+      new Uint8Array(samples.buffer).set(bytesIn.subarray(0, n * 2));
+      total += n;
+      try {
+        onSamples(samples);
+      } catch (e) {
+        finish(e instanceof Error ? e : new Error(String(e)));
+      }
     });
     child.stderr.on('data', (c: Buffer) => {
       if (stderr.length < 4096) stderr += c.toString();

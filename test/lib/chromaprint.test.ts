@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { loadKernel, type BaseExports } from '../../src/lib/wasm.js';
-import { chromaprint, audioBands, audioFingerprintFromSamples, wordsToBytes, bytesToWords } from '../../src/lib/chromaprint.js';
+import { chromaprint, ChromaprintStream, audioBands, audioFingerprintFromSamples, wordsToBytes, bytesToWords } from '../../src/lib/chromaprint.js';
 import { decodeAudio, type AudioFormat } from '../../src/media/audio.js';
 
 interface K extends BaseExports {
@@ -323,6 +323,39 @@ test('bands: the same audio cut at the start shares bands; different music share
   const bb = audioBands(b);
   assert.is(ba.filter((x, i) => x.join() === bb[i].join()).length, 0);
   assert.equal(audioBands(new Uint32Array(0)), new Array(8).fill([255, 255, 255, 255]));
+});
+
+test('ChromaprintStream: pieces give the one-shot words, also when streams and chromaprint() interleave', async () => {
+  const a = await decodeAudio(readFileSync(new URL('frontiers-25s.mp3', dir)), 'mp3');
+  const b = await decodeAudio(readFileSync(new URL('drascula-track2-18s.ogg', dir)), 'ogg-vorbis');
+  const wa = Array.from(chromaprint(a));
+  const wb = Array.from(chromaprint(b));
+  const sizes = [1, 4095, 4096, 1365, 7000, 33000, 100000];
+  const cut = (x: Float32Array) => {
+    const out: Float32Array[] = [];
+    for (let at = 0, i = 0; at < x.length; i++) {
+      const n = sizes[i % sizes.length];
+      out.push(x.subarray(at, at + n));
+      at += n;
+    }
+    return out;
+  };
+  const one = new ChromaprintStream();
+  for (const p of cut(a)) one.push(p);
+  assert.equal(Array.from(one.finish()), wa);
+  // two streams and one-shot calls in between, in one thread
+  const sa = new ChromaprintStream();
+  const sb = new ChromaprintStream();
+  const pa = cut(a);
+  const pb = cut(b);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    if (i < pa.length) sa.push(pa[i]);
+    if (i === 3) assert.equal(Array.from(chromaprint(b)), wb);
+    if (i < pb.length) sb.push(Int16Array.from(pb[i], (v) => Math.max(-32768, Math.min(32767, Math.round(v * 32768)))));
+  }
+  assert.equal(Array.from(sb.finish()), wb);
+  assert.equal(Array.from(sa.finish()), wa);
+  assert.throws(() => sa.push(a));
 });
 
 test('too little audio gives no words; memory stays flat over many calls', () => {
