@@ -241,12 +241,25 @@ test('checks_performed per detected type (decisions.md 4)', async () => {
     [fixture('ambi_choir.flac'), noLsb],
     [utf8('%PDF-1.4\n%%EOF\n'), noLsb],
     [fixture('skimage-copyright.txt'), ['EntropyAnalysis', 'AppendedFileDetection', 'UnicodeSteg']],
-    [makeZip('a.txt', utf8('hello')), ['EntropyAnalysis', 'AppendedFileDetection']],
+    [makeZip('a.txt', utf8('hello')), ['PostEofData', 'EntropyAnalysis', 'AppendedFileDetection']],
     [new Uint8Array(4096).map(() => (rand() * 256) | 0), ['EntropyAnalysis', 'AppendedFileDetection']],
     [new Uint8Array(0), ['EntropyAnalysis', 'AppendedFileDetection']],
     [utf8('text\0with a NUL'), ['EntropyAnalysis', 'AppendedFileDetection']],
   ];
   for (const [bytes, checks] of cases) assert.equal((await integrityReport(bytes)).checks_performed, checks);
+});
+
+test('data after a ZIP end of central directory is PostEofData', async () => {
+  const zip = makeZip('a.txt', utf8('hello'));
+  const clean = await integrityReport(zip);
+  assert.not.ok(clean.issues_found.some((i) => i.check === 'PostEofData'));
+  const tail = utf8('hidden payload after the archive');
+  const r = await integrityReport(concat(zip, tail));
+  const post = r.issues_found.find((i) => i.check === 'PostEofData');
+  assert.ok(post, 'PostEofData issue expected');
+  assert.is(post!.severity, 'Warning');
+  assert.is(post!.offset, zip.length);
+  assert.is(post!.length, tail.length);
 });
 
 test('a path works as well as bytes', async () => {

@@ -85,6 +85,9 @@ export function checksFor(cls: ContentClass): IntegrityCheck[] {
     case 'text':
       return ['EntropyAnalysis', 'AppendedFileDetection', 'UnicodeSteg'];
     default:
+      // A ZIP is an "other binary", but PostEofData names its end (the end of
+      // central directory and its comment), so what follows it is reported too.
+      if (cls.format === 'zip') return ['PostEofData', 'EntropyAnalysis', 'AppendedFileDetection'];
       return ['EntropyAnalysis', 'AppendedFileDetection'];
   }
 }
