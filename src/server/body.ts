@@ -13,8 +13,37 @@ declare module 'koa' {
 
 export const JSON_LIMIT_BYTES = 1024 * 1024;
 
+/** After a 413, bytes the client may still send (already in flight) before the connection is cut. */
+export const LINGER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * After refusing a body (413, 503): discard what the client still sends so that it can
+ * read the answer (closing at once would reset the connection under its in-flight
+ * bytes and lose it), but cut the connection after LINGER_BYTES more. Nothing is buffered.
+ */
+export function discardBody(ctx: Context): void {
+  const socket = ctx.req.socket;
+  let extra = 0;
+  const onData = (chunk: Buffer) => {
+    extra += chunk.length;
+    if (extra > LINGER_BYTES) {
+      cleanup();
+      socket.destroy();
+    }
+  };
+  const cleanup = () => {
+    socket.off('data', onData);
+    socket.off('close', cleanup);
+    ctx.req.off('end', cleanup);
+  };
+  socket.on('data', onData);
+  socket.once('close', cleanup);
+  ctx.req.once('end', cleanup);
+  ctx.req.resume();
+}
+
 function tooLarge(limit: number): ApiError {
-  return new ApiError('payload_too_large', `The body is larger than ${limit} bytes.`, { limit }, { Connection: 'close' });
+  return new ApiError('payload_too_large', `The body is larger than ${limit} bytes.`, { limit });
 }
 
 /**
@@ -24,7 +53,7 @@ function tooLarge(limit: number): ApiError {
 export async function readRawBody(ctx: Context, limitBytes: number): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || NaN);
   if (Number.isFinite(declared) && declared > limitBytes) {
-    ctx.req.resume(); // drain without buffering so the 413 can be written
+    discardBody(ctx);
     throw tooLarge(limitBytes);
   }
   const chunks: Buffer[] = [];
@@ -36,7 +65,7 @@ export async function readRawBody(ctx: Context, limitBytes: number): Promise<Buf
       if (size > limitBytes) {
         cleanup();
         chunks.length = 0;
-        req.resume();
+        discardBody(ctx);
         reject(tooLarge(limitBytes));
         return;
       }

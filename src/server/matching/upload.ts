@@ -8,6 +8,7 @@ import { createFingerprintPool, PoolError, type FingerprintPool } from '../../po
 import type { Fingerprint } from '../../lib/types.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { discardBody, readRawBody } from '../body.js';
 
 /** Spec 8: 50 MB per upload (MiB: 52,428,800 bytes). */
 export const UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024;
@@ -23,10 +24,10 @@ export class UploadGate {
     return this.active;
   }
 
-  /** Takes a place, or throws 503 busy (the body is discarded unread; see lingerThenClose). */
+  /** Takes a place, or throws 503 busy (the body is discarded unread; see discardBody). */
   enter(ctx: Context): void {
     if (this.active >= this.max) {
-      lingerThenClose(ctx);
+      discardBody(ctx);
       throw new ApiError('busy', 'Too many uploads are being fingerprinted; try again shortly.', {}, { 'Retry-After': '1' });
     }
     this.active++;
@@ -60,88 +61,13 @@ export function poolOf(deps: ServerDeps): FingerprintPool {
   return pool;
 }
 
-/** After a 413, bytes the client may still send (already in flight) before the connection is cut. */
-export const LINGER_BYTES = 16 * 1024 * 1024;
-
-function tooLarge(): ApiError {
-  return new ApiError('payload_too_large', `The body is larger than ${UPLOAD_LIMIT_BYTES} bytes.`, { limit: UPLOAD_LIMIT_BYTES });
-}
-
-/**
- * After refusing a body: discard what the client still sends so that it can read the
- * 413 (closing at once would reset the connection under its in-flight bytes and lose
- * the answer), but cut the connection after LINGER_BYTES more. Nothing is buffered.
- */
-function lingerThenClose(ctx: Context): void {
-  const socket = ctx.req.socket;
-  let extra = 0;
-  const onData = (chunk: Buffer) => {
-    extra += chunk.length;
-    if (extra > LINGER_BYTES) {
-      cleanup();
-      socket.destroy();
-    }
-  };
-  const cleanup = () => {
-    socket.off('data', onData);
-    socket.off('close', cleanup);
-    ctx.req.off('end', cleanup);
-  };
-  socket.on('data', onData);
-  socket.once('close', cleanup);
-  ctx.req.once('end', cleanup);
-  ctx.req.resume();
-}
-
 /**
  * Reads the raw body, up to 50 MB: 413 payload_too_large before reading when
  * Content-Length says more, and as soon as the bytes received pass the limit while
  * streaming (chunked bodies); nothing beyond the limit is kept.
  */
 export function readUpload(ctx: Context): Promise<Buffer> {
-  const declared = Number(ctx.get('content-length') || NaN);
-  if (Number.isFinite(declared) && declared > UPLOAD_LIMIT_BYTES) {
-    lingerThenClose(ctx);
-    return Promise.reject(tooLarge());
-  }
-  const req = ctx.req;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  return new Promise<Buffer>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > UPLOAD_LIMIT_BYTES) {
-        cleanup();
-        chunks.length = 0;
-        lingerThenClose(ctx);
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(Buffer.concat(chunks, size));
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(err);
-    };
-    const onAborted = () => {
-      cleanup();
-      reject(new ApiError('invalid_request', 'The request body was aborted.'));
-    };
-    function cleanup() {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onAborted);
-    }
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onAborted);
-  });
+  return readRawBody(ctx, UPLOAD_LIMIT_BYTES);
 }
 
 /**
