@@ -136,7 +136,7 @@ export async function decodeAudio(bytes: Uint8Array, format: AudioFormat, opts: 
   const deadlineMs = opts.deadlineMs ?? 60_000;
   const decoder = format === 'ogg-opus' ? 'ffmpeg' : (opts.decoder ?? DEFAULT_DECODER[format]);
   if (decoder === 'ffmpeg') {
-    const pcm = await decodeWithFfmpeg(bytes, { maxSeconds, deadlineMs });
+    const pcm = await decodeWithFfmpeg(bytes, format, { maxSeconds, deadlineMs });
     if (pcm.length === 0) throw new Error(`audio: ffmpeg decoded no ${format} samples`);
     return int16ToFloat(pcm);
   }
@@ -167,7 +167,7 @@ export async function audioFingerprint(bytes: Uint8Array, format: AudioFormat, o
     if (decoder === 'ffmpeg') {
       // fingerprint ffmpeg's int16 output while it is still decoding
       const stream = new ChromaprintStream();
-      const count = await streamWithFfmpeg(bytes, { maxSeconds: opts.maxSeconds ?? 120, deadlineMs: opts.deadlineMs ?? 60_000 }, (s) => stream.push(s));
+      const count = await streamWithFfmpeg(bytes, format, { maxSeconds: opts.maxSeconds ?? 120, deadlineMs: opts.deadlineMs ?? 60_000 }, (s) => stream.push(s));
       const words = stream.finish();
       return count < MIN_SAMPLES ? null : audioFingerprintFromWords(words);
     }

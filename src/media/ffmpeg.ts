@@ -1,8 +1,8 @@
 // The ffmpeg child-process runner: the one place that starts ffmpeg. The binary is
 // FFMPEG_PATH or the one shipped by @ffmpeg-installer/ffmpeg. Every run reads only
-// local files (-protocol_whitelist file,pipe, a forced demuxer so no playlist or
-// concat demuxer can open other files), never stdin (-nostdin), is SIGKILLed at its
-// deadline and when its output passes a byte cap.
+// its one input (-protocol_whitelist file,pipe, a forced demuxer so no playlist or
+// concat demuxer can open other files), takes no commands on stdin (-nostdin), and is
+// SIGKILLed at its deadline and when its output passes a byte cap.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,8 +19,15 @@ export class FfmpegError extends Error {
 }
 
 export interface FfmpegRun {
-  /** A file path, or the file's bytes (written to a private temp file for the run). */
+  /**
+   * A file path, or the file's bytes: written to a private temp file for the run (demuxers
+   * that seek, such as MP4's, need one), or with `pipeInput` streamed on stdin.
+   */
   input: string | Uint8Array;
+  /** Feed byte input through stdin (`pipe:0`) instead of a temp file. */
+  pipeInput?: boolean;
+  /** Receives stdout as it arrives (then `stdout` of the result is empty); still capped. */
+  onStdout?: (chunk: Buffer) => void;
   /** The demuxer to force (`mov`, `matroska`, `avi`, ...). */
   demuxer: string;
   /** Options placed before `-i` (e.g. `-t 120`). */
@@ -64,7 +71,9 @@ export function ffmpegPath(): string {
 export async function runFfmpeg(run: FfmpegRun): Promise<FfmpegResult> {
   let tempDir: string | undefined;
   let inputPath: string;
-  if (typeof run.input === 'string') {
+  if (typeof run.input !== 'string' && run.pipeInput) {
+    inputPath = 'pipe:0';
+  } else if (typeof run.input === 'string') {
     inputPath = resolve(run.input);
   } else {
     tempDir = await mkdtemp(join(tmpdir(), 'provenant-ffmpeg-'));
@@ -84,13 +93,14 @@ function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
     '-protocol_whitelist', 'file,pipe',
     ...(run.inputArgs ?? []),
     '-f', run.demuxer,
-    '-i', `file:${inputPath}`,
+    '-i', inputPath === 'pipe:0' ? inputPath : `file:${inputPath}`,
     ...run.outputArgs,
   ];
   const timeoutMs = run.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxOutput = run.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(ffmpegPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const piped = inputPath === 'pipe:0';
+    const child = spawn(ffmpegPath(), args, { stdio: [piped ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let outBytes = 0;
     let stderr = '';
@@ -100,13 +110,20 @@ function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
       child.kill('SIGKILL');
     };
     const timer = setTimeout(() => kill(new FfmpegError('timeout', `ffmpeg ran past its ${timeoutMs} ms deadline`)), timeoutMs);
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       outBytes += chunk.length;
+      if (failure) return;
       if (outBytes > maxOutput) kill(new FfmpegError('output_limit', `ffmpeg output passed ${maxOutput} bytes`));
-      else chunks.push(chunk);
+      else if (run.onStdout) {
+        try {
+          run.onStdout(chunk);
+        } catch (e) {
+          kill(new FfmpegError('failed', `ffmpeg output consumer failed: ${(e as Error).message}`));
+        }
+      } else chunks.push(chunk);
     });
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (text: string) => {
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (text: string) => {
       stderr += text;
       if (stderr.length > 2 * STDERR_KEEP) stderr = stderr.slice(-STDERR_KEEP);
     });
@@ -124,6 +141,11 @@ function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
       }
       resolvePromise({ stdout: Buffer.concat(chunks), stderr });
     });
+    if (piped && child.stdin) {
+      // ffmpeg may stop reading once it has what it needs: a broken pipe is expected
+      child.stdin.on('error', () => {});
+      child.stdin.end(run.input as Uint8Array);
+    }
   });
 }
 
