@@ -79,8 +79,11 @@ let heapSize: i32 = 0;
 
 // ---- pages and slot fields ----
 
+// An image page ends with two query bitmaps of 1 bit per slot (see queryImages).
+const MARKS_BYTES: usize = PAGE_SLOTS >>> 3;
+
 @inline function pageBytes(w: u32, kind: u32): usize {
-  return <usize>(kind == 0 ? w + 13 : w + 21) << PAGE_SHIFT;
+  return kind == 0 ? (<usize>(w + 13) << PAGE_SHIFT) + 2 * MARKS_BYTES : <usize>(w + 21) << PAGE_SHIFT;
 }
 
 @inline function pageOf(t: usize, slot: u32): usize {
@@ -617,32 +620,21 @@ const Q_BUCKETS: usize = memory.data(32);
 const HI: u64 = 0x8080808080808080;
 const LO: u64 = 0x0101010101010101;
 
-/** One image candidate check (the bucket of position `p` holds `posting`); offers it when it qualifies. */
-@inline function checkImage(t: usize, posting: u32, p: u32, q: u64, qhash: u64, hasHash: bool, threshold: i32, limit: i32): void {
-  const slot = posting & 0x7fffffff;
-  const page = pageOf(t, slot);
-  const j = <usize>(slot & PAGE_MASK);
-  const bands = load<u64>(page + (j << 3));
-  const x = bands ^ q;
-  // zero bytes of x = equal bands; the lowest flagged byte is exact (borrows only run upwards)
-  const z = (x - LO) & ~x & HI;
-  if (<u32>(ctz<u64>(z) >>> 3) != p) return;
-  let sim: i32 = -1;
-  if (hasHash && <i32>posting >= 0) {
-    const d = <i32>popcnt<u64>(bands ^ qhash);
-    sim = (100 * (64 - d)) >> 6;
-  }
-  if (sim >= 0 && sim < threshold) return;
-  const at = load<f64>(page + (<usize>8 << PAGE_SHIFT) + (j << 3));
-  const id = load<u32>(page + (<usize>16 << PAGE_SHIFT) + (j << 2));
-  offer(limit, sim, at, id);
-}
-
+/**
+ * Image candidates in two passes. Pass 1 reads the query's 8 posting lists (sequential)
+ * and marks each posting's slot in its page's candidate bitmap (and, for an entry
+ * with no comparable hash, in the page's hash-less bitmap); a slot listed in several
+ * of the 8 buckets is marked once, so no "first shared position" test is needed.
+ * Pass 2 sweeps the bitmaps in slot order and scores each marked slot: its 8 bytes
+ * are then read in ascending addresses (a forward sweep the hardware prefetcher
+ * follows) instead of in posting order (a random read per candidate, which dominated
+ * the query: ~31,000 candidates at 1M stored). The sweep clears the bits it reads.
+ */
 function queryImages(t: usize, qb: usize, qh: usize, threshold: i32, limit: i32): void {
   const buckets = <usize>ld(t, T_BUCKETS);
-  const q = load<u64>(qb);
-  const hasHash = qh != 0;
-  const qhash = hasHash ? load<u64>(qh) : 0;
+  const pages = <usize>ld(t, T_PAGES);
+  const marksAt = <usize>21 << PAGE_SHIFT; // after bands (8), signedAt (8), id (4), flags (1)
+  let anyHashless = false;
   for (let p: u32 = 0; p < 8; p++) {
     const hdr = buckets + (<usize>((p << 8) | <u32>load<u8>(qb + <usize>p)) << 4);
     const tail = <usize>ld(hdr, 4);
@@ -650,7 +642,47 @@ function queryImages(t: usize, qb: usize, qh: usize, threshold: i32, limit: i32)
     for (let c = <usize>ld(hdr, 0); c != 0; c = <usize>ld(c, 0)) {
       const n = c == tail ? tailUsed : ld(c, 4);
       const e = c + CHUNK_HEADER;
-      for (let i: u32 = 0; i < n; i++) checkImage(t, load<u32>(e + (<usize>i << 2)), p, q, qhash, hasHash, threshold, limit);
+      for (let i: u32 = 0; i < n; i++) {
+        const posting = load<u32>(e + (<usize>i << 2));
+        const slot = posting & 0x7fffffff;
+        const word = <usize>load<u32>(pages + (<usize>(slot >>> PAGE_SHIFT) << 2)) + marksAt + (<usize>((slot & PAGE_MASK) >>> 6) << 3);
+        const bit = <u64>1 << <u64>(slot & 63);
+        store<u64>(word, load<u64>(word) | bit);
+        if (<i32>posting < 0) {
+          store<u64>(word + MARKS_BYTES, load<u64>(word + MARKS_BYTES) | bit);
+          anyHashless = true;
+        }
+      }
+    }
+  }
+  const hasHash = qh != 0;
+  const qhash = hasHash ? load<u64>(qh) : 0;
+  const np = (ld(t, T_HIGH) + PAGE_MASK) >>> PAGE_SHIFT;
+  for (let pg: u32 = 0; pg < np; pg++) {
+    const page = <usize>load<u32>(pages + (<usize>pg << 2));
+    const marks = page + marksAt;
+    for (let w: usize = 0; w < MARKS_BYTES; w += 8) {
+      let m = load<u64>(marks + w);
+      if (m == 0) continue;
+      store<u64>(marks + w, 0);
+      let hashless: u64 = 0;
+      if (anyHashless) {
+        hashless = load<u64>(marks + MARKS_BYTES + w);
+        store<u64>(marks + MARKS_BYTES + w, 0);
+      }
+      const base = w << 3; // first slot of this word within the page
+      while (m != 0) {
+        const k = <usize>ctz<u64>(m);
+        m &= m - 1;
+        const j = base + k;
+        let sim: i32 = -1;
+        if (hasHash && ((hashless >>> <u64>k) & 1) == 0) {
+          const d = <i32>popcnt<u64>(load<u64>(page + (j << 3)) ^ qhash);
+          sim = (100 * (64 - d)) >> 6;
+          if (sim < threshold) continue;
+        }
+        offer(limit, sim, load<f64>(page + (<usize>8 << PAGE_SHIFT) + (j << 3)), load<u32>(page + (<usize>16 << PAGE_SHIFT) + (j << 2)));
+      }
     }
   }
 }

@@ -1,10 +1,8 @@
 // `provenant fingerprint FILE [--json]`: the file's perceptual fingerprint, as JSON
 // ({hash_type, hash_value, bands} or null) or as readable lines.
-import { stat } from 'node:fs/promises';
 import { fingerprintFile } from '../media/fingerprint.js';
 import type { Fingerprint } from '../lib/types.js';
-
-const USAGE = 'usage: provenant fingerprint FILE [--json]';
+import { fileCommand } from './file-command.js';
 
 const hex = (bytes: number[]) => bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -19,21 +17,4 @@ function readable(fp: Fingerprint | null): string {
   ].join('\n');
 }
 
-export async function run(args: string[]): Promise<number> {
-  const json = args.includes('--json');
-  const rest = args.filter((a) => a !== '--json');
-  if (rest.length !== 1 || rest[0].startsWith('-')) {
-    process.stderr.write(`${USAGE}\n`);
-    return 1;
-  }
-  const file = rest[0];
-  try {
-    if (!(await stat(file)).isFile()) throw new Error('not a file');
-  } catch {
-    process.stderr.write(`provenant fingerprint: cannot read ${file}: no such file\n`);
-    return 1;
-  }
-  const fp = await fingerprintFile(file);
-  process.stdout.write(`${json ? JSON.stringify(fp) : readable(fp)}\n`);
-  return 0;
-}
+export const run = fileCommand('fingerprint', (file) => fingerprintFile(file), readable);

@@ -7,6 +7,7 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   fingerprint: () => import('./fingerprint.js'),
   integrity: () => import('./integrity.js'),
   serve: () => import('./serve.js'),
+  sha256: () => import('./sha256.js'),
   admin: () => import('./admin.js'),
 };
 
