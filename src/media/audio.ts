@@ -80,46 +80,33 @@ function checkDeadline(deadline: number): void {
   if (Date.now() > deadline) throw new Error('audio: decoding deadline exceeded');
 }
 
-async function decodeMp3(bytes: Uint8Array, out: Collector, deadline: number): Promise<void> {
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  try {
-    for (let o = 0; o < bytes.length && !out.full; o += CHUNK) {
-      out.add(decoder.decode(bytes.subarray(o, o + CHUNK)));
-      checkDeadline(deadline);
-    }
-  } finally {
-    decoder.free();
-  }
+/** What the three WebAssembly decoders have in common. */
+interface ChunkDecoder {
+  ready: Promise<void>;
+  decode(chunk: Uint8Array): Decoded | Promise<Decoded>;
+  flush?(): Promise<Decoded>;
+  free(): void;
 }
 
-async function decodeFlac(bytes: Uint8Array, out: Collector, deadline: number): Promise<void> {
-  const decoder = new FLACDecoder();
+/** Feeds `bytes` to `decoder` a chunk at a time until `out` has enough or the input ends. */
+async function decodeChunks(decoder: ChunkDecoder, bytes: Uint8Array, out: Collector, deadline: number): Promise<void> {
   await decoder.ready;
   try {
     for (let o = 0; o < bytes.length && !out.full; o += CHUNK) {
       out.add(await decoder.decode(bytes.subarray(o, o + CHUNK)));
       checkDeadline(deadline);
     }
-    if (!out.full) out.add(await decoder.flush());
+    if (!out.full && decoder.flush) out.add(await decoder.flush());
   } finally {
     decoder.free();
   }
 }
 
-async function decodeVorbis(bytes: Uint8Array, out: Collector, deadline: number): Promise<void> {
-  const decoder = new OggVorbisDecoder();
-  await decoder.ready;
-  try {
-    for (let o = 0; o < bytes.length && !out.full; o += CHUNK) {
-      out.add(await decoder.decode(bytes.subarray(o, o + CHUNK)));
-      checkDeadline(deadline);
-    }
-    if (!out.full) out.add(await decoder.flush());
-  } finally {
-    decoder.free();
-  }
-}
+const JS_DECODERS: Record<'mp3' | 'flac' | 'ogg-vorbis', () => ChunkDecoder> = {
+  mp3: () => new MPEGDecoder(),
+  flac: () => new FLACDecoder(),
+  'ogg-vorbis': () => new OggVorbisDecoder(),
+};
 
 function int16ToFloat(s: Int16Array): Float32Array {
   const out = new Float32Array(s.length);
@@ -134,8 +121,9 @@ function int16ToFloat(s: Int16Array): Float32Array {
 export async function decodeAudio(bytes: Uint8Array, format: AudioFormat, opts: DecodeAudioOptions = {}): Promise<Float32Array> {
   const maxSeconds = opts.maxSeconds ?? 120;
   const deadlineMs = opts.deadlineMs ?? 60_000;
-  const decoder = format === 'ogg-opus' ? 'ffmpeg' : (opts.decoder ?? DEFAULT_DECODER[format]);
-  if (decoder === 'ffmpeg') {
+  const decoder = opts.decoder ?? DEFAULT_DECODER[format];
+  // Opus has no WebAssembly decoder here: always ffmpeg.
+  if (decoder === 'ffmpeg' || format === 'ogg-opus') {
     const pcm = await decodeWithFfmpeg(bytes, format, { maxSeconds, deadlineMs });
     if (pcm.length === 0) throw new Error(`audio: ffmpeg decoded no ${format} samples`);
     return int16ToFloat(pcm);
@@ -148,9 +136,7 @@ export async function decodeAudio(bytes: Uint8Array, format: AudioFormat, opts: 
   }
   const deadline = Date.now() + deadlineMs;
   const out = new Collector(maxSeconds);
-  if (format === 'mp3') await decodeMp3(bytes, out, deadline);
-  else if (format === 'flac') await decodeFlac(bytes, out, deadline);
-  else await decodeVorbis(bytes, out, deadline);
+  await decodeChunks(JS_DECODERS[format](), bytes, out, deadline);
   return out.finish();
 }
 
