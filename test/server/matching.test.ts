@@ -35,6 +35,7 @@ const signed: Signed[] = [];
 interface Res {
   status: number;
   body: any;
+  type: string | null;
 }
 
 async function api(method: string, path: string, opts: { token?: string; json?: unknown; raw?: Uint8Array } = {}): Promise<Res> {
@@ -50,7 +51,7 @@ async function api(method: string, path: string, opts: { token?: string; json?: 
   }
   const res = await fetch(`${srv.url}${path}`, { method, headers, body });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return { status: res.status, body: text ? JSON.parse(text) : null, type: res.headers.get('content-type') };
 }
 
 /** Signs a fingerprint through POST /sign (a server-hosted cell), remembering what was signed. */
@@ -129,6 +130,7 @@ test.after(async () => {
 test('verify-fuzzy: bands alone find the candidates with similarity null', async () => {
   const res = await api('POST', `${S}/verify-fuzzy`, { json: { bands: fruitsFp.bands } });
   assert.is(res.status, 200);
+  assert.is(res.type, 'application/json; charset=utf-8'); // the answer is built as JSON text
   assert.equal(brief(res.body), expected({ bands: fruitsFp.bands }, ['ImagePHash'], 70));
   assert.ok(res.body.signatures.some((s: any) => s.file_hash === fruits.file_hash && s.similarity === null));
   assert.is(res.body.count, res.body.signatures.length);

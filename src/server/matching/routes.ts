@@ -37,11 +37,13 @@ export function matchingRoutes(deps: ServerDeps): Router {
   router.post('/verify-file', rateLimit(deps, { name: 'sign-it:verify-file', max: 30, durationMs: MINUTE }), async (ctx) => {
     const fp = await fingerprintOf(ctx, true);
     ctx.body = await verifyFile(deps, fp);
+    ctx.type = 'json'; // the answer is JSON text already (service.ts body())
   });
 
   // Spec 4.3: public, 30/min per IP; matches >= 70 (null similarities kept).
   router.post('/verify-fuzzy', rateLimit(deps, { name: 'sign-it:verify-fuzzy', max: 30, durationMs: MINUTE }), async (ctx) => {
     ctx.body = await verifyFuzzy(deps, ctx.request.body);
+    ctx.type = 'json';
   });
 
   // Spec 4.11: sign scope; null for unsupported or unreadable files.
