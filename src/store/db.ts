@@ -2,9 +2,10 @@
 //
 // One writer connection runs every read-then-write as `BEGIN IMMEDIATE` in strict
 // sequence (sqlite3 shares one connection between callers, so interleaved
-// transactions would mix statements); one reader connection serves plain reads,
-// which WAL lets proceed while a write is in flight and which never see
-// uncommitted rows. Only parameterised statements: values are never spliced into SQL.
+// transactions would mix statements); a few reader connections serve plain reads in
+// turn (each connection runs one statement at a time, so several let reads use more
+// of libuv's thread pool), which WAL lets proceed while a write is in flight and
+// which never see uncommitted rows. Only parameterised statements: values are never spliced into SQL.
 import sqlite3 from 'sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -60,6 +61,9 @@ class Connection implements Queryable {
   }
 }
 
+/** Reader connections: libuv runs 4 file-system/sqlite jobs at once by default. */
+const READERS = 4;
+
 const MIGRATIONS_DIR = join(packageRoot, 'src', 'store', 'migrations');
 
 /** `NNN_name.sql` files in src/store/migrations, applied once each, in order. */
@@ -75,7 +79,7 @@ export class Db implements Queryable {
 
   private constructor(
     private readonly writer: Connection,
-    private readonly reader: Connection,
+    private readonly readers: Connection[],
     readonly file: string,
   ) {}
 
@@ -87,12 +91,15 @@ export class Db implements Queryable {
       'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;',
     );
     writer.raw.configure('busyTimeout', 5000);
-    const reader = file === ':memory:' ? writer : await Connection.open(file, sqlite3.OPEN_READONLY);
-    if (reader !== writer) {
+    const readers: Connection[] = [];
+    for (let i = 0; i < (file === ':memory:' ? 0 : READERS); i++) {
+      const reader = await Connection.open(file, sqlite3.OPEN_READONLY);
       await reader.exec('PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
       reader.raw.configure('busyTimeout', 5000);
+      readers.push(reader);
     }
-    const db = new Db(writer, reader, file);
+    // An in-memory database exists on its one connection only.
+    const db = new Db(writer, readers.length > 0 ? readers : [writer], file);
     await db.migrate();
     return db;
   }
@@ -114,13 +121,20 @@ export class Db implements Queryable {
     }
   }
 
-  /** A read on the reader connection (committed data only). */
+  private nextReader = 0;
+
+  private reader(): Connection {
+    this.nextReader = (this.nextReader + 1) % this.readers.length;
+    return this.readers[this.nextReader];
+  }
+
+  /** A read on a reader connection (committed data only). */
   get<T = Row>(sql: string, params?: Params): Promise<T | undefined> {
-    return this.reader.get<T>(sql, params);
+    return this.reader().get<T>(sql, params);
   }
 
   all<T = Row>(sql: string, params?: Params): Promise<T[]> {
-    return this.reader.all<T>(sql, params);
+    return this.reader().all<T>(sql, params);
   }
 
   /** A single write statement, as its own transaction. */
@@ -152,7 +166,7 @@ export class Db implements Queryable {
   /** Waits for queued transactions, then closes both connections. */
   async close(): Promise<void> {
     await this.tail;
-    if (this.reader !== this.writer) await this.reader.close();
+    for (const reader of this.readers) if (reader !== this.writer) await reader.close();
     await this.writer.close();
   }
 }
