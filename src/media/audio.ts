@@ -24,7 +24,7 @@ export interface DecodeAudioOptions {
 
 /** Which decoder each format uses by default (see docs/audio.md for the measurements). */
 export const DEFAULT_DECODER: Record<AudioFormat, 'js' | 'ffmpeg'> = {
-  wav: 'js',
+  wav: 'ffmpeg',
   mp3: 'ffmpeg',
   flac: 'ffmpeg',
   'ogg-vorbis': 'ffmpeg',

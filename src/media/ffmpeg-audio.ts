@@ -56,6 +56,9 @@ export async function streamWithFfmpeg(
       '-vn', '-sn', '-dn',
       '-af', `${RESAMPLER},aformat=sample_fmts=s16:channel_layouts=mono`,
       '-ac', '1', '-ar', '11025', '-t', String(maxSeconds),
+      // Write in full I/O blocks, not one small write per audio frame: thousands of
+      // tiny pipe reads cost about a fifth of the whole run.
+      '-flush_packets', '0',
       '-f', 's16le', 'pipe:1',
     ],
     timeoutMs: opts.deadlineMs ?? 60_000,
