@@ -8,31 +8,10 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { decodeAudio, type AudioFormat } from '../src/media/audio.js';
 import { chromaprint } from '../src/lib/chromaprint.js';
+import { fpcalcAgreement } from '../test/helpers/fpcalc-agreement.js';
 
 const root = '/tmp/provenant-corpus/files/audio';
 const FORMATS: Record<string, AudioFormat> = { mp3: 'mp3', ogg: 'ogg-vorbis', oga: 'ogg-vorbis', flac: 'flac', wav: 'wav', opus: 'ogg-opus' };
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
-function agreement(a: Uint32Array, b: number[]): number {
-  let best = 0;
-  for (let off = -20; off <= 20; off++) {
-    let bits = 0;
-    let same = 0;
-    for (let i = 0; i < a.length; i++) {
-      const j = i + off;
-      if (j < 0 || j >= b.length) continue;
-      bits += 32;
-      same += 32 - popcount((a[i] ^ b[j]) >>> 0);
-    }
-    if (bits >= 32 * Math.min(32, a.length, b.length) && same / bits > best) best = same / bits;
-  }
-  return best;
-}
 
 if (spawnSync('fpcalc', ['-version']).status !== 0) {
   console.log('skipped: fpcalc is not installed (apt-get install libchromaprint-tools)');
@@ -64,8 +43,8 @@ for (const { path, format } of files) {
   // fpcalc 1.5.1 exits 3 after "Error decoding audio frame (End of file)" with complete output
   const out = spawnSync('fpcalc', ['-raw', '-length', '120', '-json', path], { maxBuffer: 1 << 24 });
   const ref = (JSON.parse(out.stdout.toString()) as { fingerprint: number[] }).fingerprint;
-  const ours = agreement(chromaprint(ffmpegSamples), ref);
-  const js = format === 'ogg-opus' ? NaN : agreement(chromaprint(await decodeAudio(bytes, format, { decoder: 'js' })), ref);
+  const ours = fpcalcAgreement(chromaprint(ffmpegSamples), ref);
+  const js = format === 'ogg-opus' ? NaN : fpcalcAgreement(chromaprint(await decodeAudio(bytes, format, { decoder: 'js' })), ref);
   rows.push({ name: path.slice(root.length + 1), js, ffmpeg: ours, seconds });
 }
 

@@ -8,6 +8,7 @@ import Benchmark from 'benchmark';
 import { imageHashFromPixels } from '../src/lib/dhash.js';
 import { loadKernel, simdSupported, type BaseExports } from '../src/lib/wasm.js';
 import { refImageHash, refHash, refWeights } from '../test/lib/dhash-reference.js';
+import { cpuMs } from './support.js';
 
 const W = 4000;
 const H = 3000;
@@ -103,17 +104,6 @@ suite.on('cycle', (e: Benchmark.Event) => {
   rows.push({ name: String(b.name), ms: (b.stats?.mean ?? NaN) * 1000 });
 });
 suite.run({ async: false });
-/** Best-of-5 CPU time of one call: on a shared machine wall time includes waiting. */
-function cpuMs(fn: () => void): number {
-  let best = Infinity;
-  for (let i = 0; i < 5; i++) {
-    const c0 = process.cpuUsage();
-    fn();
-    const c = process.cpuUsage(c0);
-    best = Math.min(best, (c.user + c.system) / 1000);
-  }
-  return best;
-}
 const cpu = cases.map(([, fn]) => cpuMs(fn));
 const peer = rows[rows.length - 2];
 console.log(`\nImagePHash of a ${W} x ${H} RGBA buffer (${(W * H) / 1e6} MP, ${(W * H * 4) / 1e6} MB)`);

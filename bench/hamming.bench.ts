@@ -5,6 +5,7 @@
 import Benchmark from 'benchmark';
 import { HashTable, maxDistanceFor, type HammingExports } from '../src/lib/hamming.js';
 import { loadKernel, simdSupported } from '../src/lib/wasm.js';
+import { cpuMs } from './support.js';
 
 const THRESHOLD = 70;
 const MAX_D = maxDistanceFor(THRESHOLD);
@@ -58,18 +59,6 @@ function jsScanBigInt(query: Uint8Array, packed: Uint8Array, maxD: number): numb
 }
 
 interface Row { name: string; ms: number; gbs: number; cpuMs: number }
-
-/** Best-of-5 CPU time of one call: on a shared machine wall time includes waiting. */
-function cpuMs(fn: () => void): number {
-  let best = Infinity;
-  for (let i = 0; i < 5; i++) {
-    const c0 = process.cpuUsage();
-    fn();
-    const c = process.cpuUsage(c0);
-    best = Math.min(best, (c.user + c.system) / 1000);
-  }
-  return best;
-}
 
 function run(n: number): Promise<Row[]> {
   const packed = randomPacked(n, 12345 + n);

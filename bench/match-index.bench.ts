@@ -15,24 +15,13 @@ import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
 import { MatchIndex } from '../src/lib/match-index.js';
 import { loadKernel, packageRoot, wasmFlavor } from '../src/lib/wasm.js';
+import { xorshift } from './support.js';
 
 const SIZES = (process.env.MATCH_BENCH_SIZES ?? '100000,1000000,10000000').split(',').map(Number);
 const ORIGINALS = 100; // each planted with one copy at every distance 0..19
 const MAX_PLANTED_DISTANCE = 19;
 const THRESHOLD = 70;
 const LIMIT = 100;
-
-function xorshift(seed: number) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
-}
 
 interface Data {
   n: number;

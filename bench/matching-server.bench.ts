@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import sqlite3 from 'sqlite3';
+import { xorshift } from './support.js';
 
 /** The parts of autocannon's result used here (the package ships no types). */
 interface LoadResult {
@@ -66,18 +67,6 @@ async function serveHello(): Promise<void> {
 }
 
 // ---- the stored fingerprints ----
-
-function xorshift(seed: number) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
-}
 
 function run(db: sqlite3.Database, text: string, params: unknown[] = []): Promise<void> {
   return new Promise((resolve, reject) => db.run(text, params, (err) => (err ? reject(err) : resolve())));

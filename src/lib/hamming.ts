@@ -89,28 +89,29 @@ function topKIn(kernel: Kernel<HammingExports>, queryPtr: number, packedPtr: num
   return out;
 }
 
-/** Indexes (ascending) of the 8-byte hashes in `packed` whose similarity to `query` is at least `minSimilarity`. */
-export function scanHashes(query: Uint8Array, packed: Uint8Array, minSimilarity: number): Uint32Array {
+/** Checks a query and a packed array, and copies them into scratch: query at the pointer, hashes 8 bytes on. */
+function writeQueryAndPacked(k: ReturnType<typeof core>, query: Uint8Array, packed: Uint8Array): number {
   checkQuery(query);
   checkPacked(packed);
-  const k = core();
   const p = k.exports.scratch(8 + packed.length);
   const u8 = k.u8;
   u8.set(query, p);
   u8.set(packed, p + 8);
+  return p;
+}
+
+/** Indexes (ascending) of the 8-byte hashes in `packed` whose similarity to `query` is at least `minSimilarity`. */
+export function scanHashes(query: Uint8Array, packed: Uint8Array, minSimilarity: number): Uint32Array {
+  const k = core();
+  const p = writeQueryAndPacked(k, query, packed);
   return scanIn(k, p, p + 8, packed.length / 8, minSimilarity);
 }
 
 /** The k hashes of `packed` nearest to `query`: smallest distance first, ties by lower index. */
 export function topKHashes(query: Uint8Array, packed: Uint8Array, k: number): HashMatch[] {
-  checkQuery(query);
-  checkPacked(packed);
   checkK(k);
   const kernel = core();
-  const p = kernel.exports.scratch(8 + packed.length);
-  const u8 = kernel.u8;
-  u8.set(query, p);
-  u8.set(packed, p + 8);
+  const p = writeQueryAndPacked(kernel, query, packed);
   return topKIn(kernel, p, p + 8, packed.length / 8, k);
 }
 

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { loadKernel, type BaseExports } from '../../src/lib/wasm.js';
 import { chromaprint, ChromaprintStream, audioBands, audioFingerprintFromSamples, wordsToBytes, bytesToWords } from '../../src/lib/chromaprint.js';
 import { decodeAudio, type AudioFormat } from '../../src/media/audio.js';
+import { fpcalcAgreement } from '../helpers/fpcalc-agreement.js';
 
 interface K extends BaseExports {
   windowAt(i: number): number;
@@ -257,29 +258,6 @@ const FIXTURES: [string, AudioFormat][] = [
 ];
 const dir = new URL('../fixtures/audio/', import.meta.url);
 
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-}
-
-/** Fraction of equal bits at the best alignment within +-20 words (decisions.md section 3). */
-function agreement(a: Uint32Array, b: number[]): number {
-  let best = 0;
-  for (let off = -20; off <= 20; off++) {
-    let bits = 0;
-    let same = 0;
-    for (let i = 0; i < a.length; i++) {
-      const j = i + off;
-      if (j < 0 || j >= b.length) continue;
-      bits += 32;
-      same += 32 - popcount((a[i] ^ b[j]) >>> 0);
-    }
-    if (bits >= 32 * Math.min(32, a.length, b.length) && same / bits > best) best = same / bits;
-  }
-  return best;
-}
-
 for (const [file, format] of FIXTURES) {
   for (const decoder of ['js', 'ffmpeg'] as const) {
     if (format === 'ogg-opus' && decoder === 'js') continue;
@@ -288,7 +266,7 @@ for (const [file, format] of FIXTURES) {
       const samples = await decodeAudio(readFileSync(new URL(file, dir)), format, { decoder });
       const words = chromaprint(samples);
       assert.ok(Math.abs(words.length - ref.fingerprint.length) <= 2, `${words.length} vs ${ref.fingerprint.length} words`);
-      const a = agreement(words, ref.fingerprint);
+      const a = fpcalcAgreement(words, ref.fingerprint);
       assert.ok(a >= 0.95, `agreement ${a}`);
     });
   }

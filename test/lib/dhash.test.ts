@@ -7,17 +7,7 @@ import { imageBands } from '../../src/lib/bands.js';
 import { loadKernel, wasmFlavor, type BaseExports } from '../../src/lib/wasm.js';
 
 import { refResizeExact, refHash } from './dhash-reference.js';
-
-// deterministic PRNG (mulberry32)
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../helpers/random.js';
 
 /** Random-ish images with structure (gradients + noise) so hashes are not all noise. */
 function randomImage(rand: () => number, w: number, h: number, ch: number): Uint8Array {

@@ -6,20 +6,7 @@ import {
 } from '../../src/lib/hamming.js';
 import type { HammingExports } from '../../src/lib/hamming.js';
 import { loadKernel } from '../../src/lib/wasm.js';
-
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function randomBytes(rand: () => number, n: number): Uint8Array {
-  return Uint8Array.from({ length: n }, () => Math.floor(rand() * 256));
-}
+import { randomBytes, rng } from '../helpers/random.js';
 
 // Brute force references: one bit at a time.
 function bruteDistance(a: ArrayLike<number>, b: ArrayLike<number>, from = 0, to = a.length, bFrom = from): number {

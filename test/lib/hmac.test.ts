@@ -4,28 +4,12 @@ import { createHmac } from 'node:crypto';
 import { createHmacSha256, hmacSha256, hmacSha256Hex } from '../../src/lib/hmac.js';
 import { createSha256, sha256Hex } from '../../src/lib/sha256.js';
 import { loadKernel } from '../../src/lib/wasm.js';
+import { randomBytes, rng } from '../helpers/random.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const unhex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'hex'));
 const reference = (key: Uint8Array | string, data: Uint8Array | string): string =>
   createHmac('sha256', key).update(data).digest('hex');
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function randomBytes(next: () => number, n: number): Uint8Array {
-  const b = new Uint8Array(n);
-  for (let i = 0; i < n; i++) b[i] = (next() * 256) | 0;
-  return b;
-}
 
 // RFC 4231 section 4, HMAC-SHA-256 results; case 5 is truncated to 128 bits.
 const RFC4231: Array<{ name: string; key: string; data: string; mac: string; truncate?: number }> = [

@@ -5,16 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MatchIndex, type IndexedFingerprint, type Match, type MatchQuery } from '../../src/lib/match-index.js';
 import { loadKernel } from '../../src/lib/wasm.js';
-
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../helpers/random.js';
 
 // ---- brute force ----
 

@@ -3,27 +3,10 @@ import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { createSha256, sha256, sha256Hex, SLICE } from '../../src/lib/sha256.js';
 import { loadKernel } from '../../src/lib/wasm.js';
+import { randomBytes, rng } from '../helpers/random.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const reference = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
-
-/** mulberry32: a small seeded generator, so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function randomBytes(next: () => number, n: number): Uint8Array {
-  const b = new Uint8Array(n);
-  for (let i = 0; i < n; i++) b[i] = (next() * 256) | 0;
-  return b;
-}
 
 // FIPS 180-4 examples (NIST CSRC "Examples with Intermediate Values", SHA-256).
 const NIST: Array<[string, string]> = [

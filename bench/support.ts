@@ -1,0 +1,26 @@
+// Small pieces shared by the benches.
+
+/** xorshift32: a seeded generator of 32-bit unsigned integers, so runs are repeatable. */
+export function xorshift(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s;
+  };
+}
+
+/** Best-of-5 CPU time of one call in ms: on a shared machine wall time includes waiting. */
+export function cpuMs(fn: () => void): number {
+  let best = Infinity;
+  for (let i = 0; i < 5; i++) {
+    const c0 = process.cpuUsage();
+    fn();
+    const c = process.cpuUsage(c0);
+    best = Math.min(best, (c.user + c.system) / 1000);
+  }
+  return best;
+}
