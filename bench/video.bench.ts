@@ -35,10 +35,10 @@ for (const file of files) {
   const mean: Record<string, number> = {};
   await new Promise<void>((done) => {
     new Benchmark.Suite()
-      .add('ours', { defer: true, minSamples: 3, maxTime: 1, fn: (d: { resolve(): void }) => {
+      .add('ours', { defer: true, minSamples: 10, maxTime: 3, fn: (d: { resolve(): void }) => {
         videoFingerprint(file, format).then((fp) => { if (fp.hash_value.length === 0) throw new Error('no frames'); d.resolve(); });
       } })
-      .add('floor', { defer: true, minSamples: 3, maxTime: 1, fn: (d: { resolve(): void }) => { decodeToNull(file).then(() => d.resolve()); } })
+      .add('floor', { defer: true, minSamples: 10, maxTime: 3, fn: (d: { resolve(): void }) => { decodeToNull(file).then(() => d.resolve()); } })
       .on('cycle', (e: { target: Benchmark }) => { mean[String(e.target.name)] = e.target.stats.mean; })
       .on('complete', () => done())
       .run({ async: true });

@@ -38,6 +38,11 @@ export interface FfmpegRun {
   timeoutMs?: number;
   /** Largest stdout accepted (default 64 MiB). */
   maxOutputBytes?: number;
+  /**
+   * Asked after each stdout chunk, with the bytes so far and the stderr so far: true
+   * means the caller has all it needs, so ffmpeg is stopped and the run succeeds.
+   */
+  enough?: (stdoutBytes: number, stderr: string) => boolean;
 }
 
 export interface FfmpegResult {
@@ -105,6 +110,7 @@ function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
     let outBytes = 0;
     let stderr = '';
     let failure: FfmpegError | undefined;
+    let satisfied = false;
     const kill = (error: FfmpegError) => {
       failure ??= error;
       child.kill('SIGKILL');
@@ -121,6 +127,10 @@ function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
           kill(new FfmpegError('failed', `ffmpeg output consumer failed: ${(e as Error).message}`));
         }
       } else chunks.push(chunk);
+      if (!satisfied && !failure && run.enough?.(outBytes, stderr)) {
+        satisfied = true;
+        child.kill('SIGKILL');
+      }
     });
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (text: string) => {
@@ -135,7 +145,7 @@ function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
       clearTimeout(timer);
       stderr = stderr.slice(-STDERR_KEEP);
       if (failure) return reject(new FfmpegError(failure.code, failure.message, stderr));
-      if (code !== 0) {
+      if (code !== 0 && !satisfied) {
         const last = stderr.trim().split('\n').pop() ?? '';
         return reject(new FfmpegError('failed', `ffmpeg exited with ${code ?? signal}: ${last}`, stderr));
       }

@@ -40,9 +40,24 @@ interface Sampled {
   duration: number | null;
 }
 
+/** How many sampled frames a clip of `duration` seconds has: t = 0.5, 1.5, ... inside it. */
+function framesWanted(duration: number | null): number {
+  if (duration === null || duration <= 0) return MAX_VIDEO_FRAMES;
+  if (duration < 1) return 1;
+  return Math.min(MAX_VIDEO_FRAMES, Math.ceil(duration - 0.5));
+}
+
 async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: number, maxFrames: number, options: VideoOptions): Promise<Sampled> {
   const cell = options.frameCell ?? VIDEO_FRAME_CELL;
   const scale = cell > 0 ? `,scale=${9 * cell}:${8 * cell}:flags=area` : '';
+  // ffmpeg prints the container duration before it decodes anything; once the frames
+  // wanted for it are out, the rest of the stream need not be decoded.
+  let duration: number | null = null;
+  const frameBytes0 = 72 * cell * cell * 3;
+  const enough = (bytes: number, stderr: string): boolean => {
+    duration ??= parseDuration(stderr);
+    return cell > 0 && duration !== null && bytes >= Math.min(maxFrames, framesWanted(duration)) * frameBytes0;
+  };
   const { stdout, stderr } = await runFfmpeg({
     input,
     demuxer,
@@ -54,9 +69,10 @@ async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: 
       '-f', 'rawvideo', '-',
     ],
     timeoutMs: options.timeoutMs,
-    maxOutputBytes: cell > 0 ? maxFrames * 72 * cell * cell * 3 + 1 : 1 << 30,
+    maxOutputBytes: cell > 0 ? maxFrames * frameBytes0 + 1 : 1 << 30,
+    enough,
   });
-  const duration = parseDuration(stderr);
+  duration ??= parseDuration(stderr);
   let width = 9 * cell;
   let height = 8 * cell;
   if (cell === 0) {
@@ -66,7 +82,7 @@ async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: 
     height = Number(m[2]);
   }
   const frameBytes = width * height * 3;
-  const frames = Math.floor(stdout.length / frameBytes);
+  const frames = Math.min(Math.floor(stdout.length / frameBytes), maxFrames);
   const hashes = new Uint8Array(frames * 8);
   for (let i = 0; i < frames; i++) {
     const px = new Uint8Array(stdout.buffer, stdout.byteOffset + i * frameBytes, frameBytes);
@@ -87,7 +103,7 @@ export async function videoFrameHashes(input: string | Uint8Array, format: Media
     if (middle.hashes.length > 0) return middle.hashes;
   }
   // The fps filter may flush one slot past the end; t = k + 0.5 must fall inside the clip.
-  const wanted = d !== null && d >= 1 ? Math.min(MAX_VIDEO_FRAMES, Math.ceil(d - 0.5)) : MAX_VIDEO_FRAMES;
+  const wanted = d !== null && d >= 1 ? framesWanted(d) : MAX_VIDEO_FRAMES;
   const hashes = first.hashes.subarray(0, Math.min(first.hashes.length, wanted * 8));
   if (hashes.length === 0) throw new VideoDecodeError('no video frame decoded');
   return hashes;

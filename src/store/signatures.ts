@@ -144,8 +144,12 @@ export interface SignaturesStore {
   setThumbnail(actionHash: string, dataUri: string, now: number): Promise<boolean>;
   /** Fingerprinted records after `afterSeq` in insertion order: the match index's initial load. */
   listFingerprinted(afterSeq: number, limit: number): Promise<FingerprintedSignature[]>;
-  /** The records with these seqs (the match index's ids), in no particular order; unknown seqs are skipped. */
-  findRecordsBySeqs(seqs: readonly number[]): Promise<{ seq: number; record: SignatureRecord }[]>;
+  /**
+   * The reduced shape's stored fields (spec 2.3: file_hash, signer, signed_at, intent,
+   * ai_generation, content_rights) of the records with these seqs (the match index's
+   * ids) as JSON object text, made by SQLite; in no particular order; unknown seqs are skipped.
+   */
+  reducedBySeqs(seqs: readonly number[]): Promise<{ seq: number; signed_at: number; json: string }[]>;
   /** Perceptual hashes (parsed JSON) and signed_at of fingerprinted records after `afterSeq`: the match index's lean load. */
   listPerceptualHashes(afterSeq: number, limit: number): Promise<{ seq: number; signed_at: number; perceptual_hash: unknown }[]>;
   /** Undelivered outbox rows, oldest first (for the webhook dispatcher). */
@@ -398,11 +402,17 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
       return true;
     },
 
-    async findRecordsBySeqs(seqs) {
+    async reducedBySeqs(seqs) {
       if (seqs.length === 0) return [];
       const marks = seqs.map(() => '?').join(', ');
-      const rows = await db.all<{ seq: number; record: string }>(`SELECT seq, record FROM signatures WHERE seq IN (${marks})`, [...seqs]);
-      return rows.map((r) => ({ seq: r.seq, record: JSON.parse(r.record) as SignatureRecord }));
+      // built in SQLite (a libuv thread), not parsed and re-serialised on the event loop
+      return db.all<{ seq: number; signed_at: number; json: string }>(
+        `SELECT seq, signed_at, json_object(
+           'file_hash', record->'$.file_hash', 'signer', record->'$.signer', 'signed_at', record->'$.signed_at',
+           'intent', record->'$.intent', 'ai_generation', record->'$.ai_generation', 'content_rights', record->'$.content_rights'
+         ) AS json FROM signatures WHERE seq IN (${marks})`,
+        [...seqs],
+      );
     },
 
     async listPerceptualHashes(afterSeq, limit) {

@@ -94,6 +94,23 @@ test('garbage and truncated videos give null', async () => {
   assert.is(await fingerprintFile(webm.subarray(0, 300)), null);
 });
 
+test('the ffmpeg runner stops early once the caller has enough, keeping what came before', async () => {
+  const run = { input: FIX + 'vtest.avi', demuxer: 'avi', outputArgs: ['-vf', 'scale=160:120', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'] };
+  const frameBytes = 160 * 120 * 3; // 40 frames: far more than a pipe holds
+  const full = await runFfmpeg(run);
+  let durationSeen = false;
+  const early = await runFfmpeg({
+    ...run,
+    enough: (bytes, stderr) => {
+      durationSeen ||= stderr.includes('Duration:');
+      return bytes >= 3 * frameBytes;
+    },
+  });
+  assert.ok(durationSeen, 'stderr so far is passed in');
+  assert.ok(early.stdout.length >= 3 * frameBytes && early.stdout.length < full.stdout.length, `${early.stdout.length} of ${full.stdout.length}`);
+  assert.equal(early.stdout, full.stdout.subarray(0, early.stdout.length));
+});
+
 test('the ffmpeg runner enforces its deadline and output cap', async () => {
   const big = { input: FIX + 'vtest.avi', demuxer: 'avi', outputArgs: ['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'] };
   try {

@@ -391,6 +391,31 @@ test('fingerprint: 401 without a token; the fingerprint of a file, or null', asy
   assert.is(big.status, 413);
 });
 
+test('verify-fuzzy: a repeated query is answered from the cache until a sign reaches its candidates', async () => {
+  const { matchingOf } = await import('../../src/server/matching/service.js');
+  const answers = matchingOf(srv.deps).answers;
+  const h = Array.from(randomBytes(8));
+  const q = { bands: h.map((b) => [b]), hash_value: h };
+  const first = await api('POST', `${S}/verify-fuzzy`, { json: q });
+  assert.equal(brief(first.body), expected(q, ['ImagePHash'], 70));
+  const hits = answers.hits;
+  const again = await api('POST', `${S}/verify-fuzzy`, { json: q });
+  assert.equal(again.body, first.body);
+  assert.is(answers.hits, hits + 1);
+  // a sign sharing none of the query's bands cannot change the answer: still cached
+  await sign(imageFp(h.map((b) => b ^ 0x5a)));
+  await api('POST', `${S}/verify-fuzzy`, { json: q });
+  assert.is(answers.hits, hits + 2);
+  // a near-duplicate shares its bands: the answer is computed again and includes it
+  const near = await sign(imageFp(flipBits(h, [9, 40])));
+  const after = await api('POST', `${S}/verify-fuzzy`, { json: q });
+  assert.is(answers.hits, hits + 2);
+  assert.equal(brief(after.body), expected(q, ['ImagePHash'], 70));
+  assert.equal(brief(after.body)[0], { file_hash: near.file_hash, similarity: 96 });
+  const metrics = await (await fetch(`${srv.url}/metrics`)).text();
+  assert.match(metrics, `provenant_match_answers{source="cache"} ${answers.hits}`);
+});
+
 test('the index is rebuilt from SQLite at start and kept current by signing', async () => {
   const { matchingOf } = await import('../../src/server/matching/service.js');
   const service = matchingOf(srv.deps);

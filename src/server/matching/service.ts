@@ -5,16 +5,16 @@
 import { imagePHashFromGrey72 } from '../../lib/dhash.js';
 import { HASH_TYPES, MATCH_LIMIT, MatchIndex, type Match, type MatchQuery } from '../../lib/match-index.js';
 import type { Fingerprint, HashType } from '../../lib/types.js';
-import type { SignatureRecord } from '../../lib/records.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { AnswerCache } from './answers.js';
 
 /** Spec 8: the similarity thresholds. */
 export const VERIFY_FILE_THRESHOLD = 60;
 export const VERIFY_FUZZY_THRESHOLD = 70;
 /** Records read per page during the initial load. */
 const LOAD_PAGE = 10_000;
-/** Serialised reduced rows kept in memory (least recently used out; about 300 bytes each). */
+/** Serialised reduced rows kept in memory (first in, first out; about 300 bytes each). */
 const ROW_CACHE_SIZE = 50_000;
 /** Most values accepted in a verify-fuzzy hash_value (120 s of audio is about 1,300 words). */
 const MAX_HASH_VALUES = 65_536;
@@ -63,6 +63,11 @@ export class MatchingService {
   private readonly unsubscribe: () => void;
   /** seq -> its reduced fields, serialised; records never change. */
   private readonly rowCache = new Map<number, ReducedText>();
+  /** The cached seqs in the order they came (0 = free); rowNext is the oldest. */
+  private readonly rowRing = new Float64Array(ROW_CACHE_SIZE);
+  private rowNext = 0;
+  /** Whole answers by query, dropped when a write reaches their candidates. */
+  readonly answers = new AnswerCache();
 
   constructor(private readonly deps: ServerDeps) {
     // Subscribe before loading: a record stored meanwhile is added twice at worst,
@@ -80,7 +85,10 @@ export class MatchingService {
   private addRecord(seq: number, perceptualHash: unknown, signedAt: number): boolean {
     if (perceptualHash === null || typeof perceptualHash !== 'object') return false;
     try {
-      return this.index.add(seq, perceptualHash as Fingerprint, Number.isFinite(signedAt) ? signedAt : 0);
+      const fp = perceptualHash as Fingerprint;
+      if (!this.index.add(seq, fp, Number.isFinite(signedAt) ? signedAt : 0)) return false;
+      this.answers.written(fp.hash_type, fp.bands);
+      return true;
     } catch {
       return false; // an unknown hash_type: stored as given, never matched
     }
@@ -126,55 +134,61 @@ export class MatchingService {
   }
 
   /**
-   * The reduced fields (JSON text) of these matches' records: from a bounded LRU cache
+   * The answer body (see body()) of `match`, from the answer cache when an equal query
+   * was answered since the last write that could change it.
+   */
+  async answer(query: Omit<MatchQuery, 'hash_type'>, hashTypes: readonly HashType[], threshold: number): Promise<Buffer> {
+    const key = AnswerCache.key(hashTypes, threshold, query.bands, query.hash_value);
+    if (key !== null) {
+      const hit = this.answers.get(key);
+      if (hit !== undefined) return hit;
+    }
+    const tick = this.answers.now();
+    const text = Buffer.from(body(await this.match(query, hashTypes, threshold)));
+    if (key !== null) this.answers.set(key, tick, hashTypes, query.bands, text);
+    return text;
+  }
+
+  /**
+   * The reduced fields (JSON text) of these matches' records: from a bounded cache
    * (records never change: revocation is a separate row and not part of the reduced
-   * shape), else one query for the missing ones. Serialising once per record, not per
-   * answer, keeps JSON.stringify and its garbage out of the request path. The cache
-   * matters most: 100 records from SQLite cost 1-2 ms at 1M stored (4-5 ms when the
-   * file is not in the OS page cache), more than the index query.
+   * shape), else one query for the missing ones, whose JSON SQLite writes. Nothing is
+   * serialised per answer. 100 records from SQLite cost 1-2 ms at 1M stored (4-5 ms
+   * when the file is not in the OS page cache), more than the index query. The cache
+   * is first in, first out: a ring of seqs beside the map (evicting a Map's oldest key
+   * over and over walks its deleted slots, which cost more than the cache saved).
    */
   private async reducedRows(found: readonly Match[]): Promise<Map<number, ReducedText>> {
     const out = new Map<number, ReducedText>();
     const missing: number[] = [];
     for (const { id } of found) {
       const row = this.rowCache.get(id);
-      if (row === undefined) {
-        missing.push(id);
-        continue;
-      }
-      out.set(id, row);
-      // most recently used last: a Map iterates in insertion order
-      this.rowCache.delete(id);
-      this.rowCache.set(id, row);
+      if (row === undefined) missing.push(id);
+      else out.set(id, row);
     }
     if (missing.length > 0) {
-      for (const { seq, record } of await this.deps.store.signatures.findRecordsBySeqs(missing)) {
-        const row = reducedText(record);
+      for (const { seq, signed_at, json } of await this.deps.store.signatures.reducedBySeqs(missing)) {
+        const row = { signed_at, fields: json.slice(0, -1) };
         out.set(seq, row);
-        if (this.rowCache.size >= ROW_CACHE_SIZE) this.rowCache.delete(this.rowCache.keys().next().value as number);
-        this.rowCache.set(seq, row);
+        this.cacheRow(seq, row);
       }
     }
     return out;
+  }
+
+  private cacheRow(seq: number, row: ReducedText): void {
+    if (this.rowCache.has(seq)) return;
+    const old = this.rowRing[this.rowNext];
+    if (old !== 0) this.rowCache.delete(old);
+    this.rowRing[this.rowNext] = seq;
+    this.rowNext = (this.rowNext + 1) % ROW_CACHE_SIZE;
+    this.rowCache.set(seq, row);
   }
 
   close(): void {
     this.unsubscribe();
     this.index.free();
   }
-}
-
-function reducedText(r: SignatureRecord): ReducedText {
-  const row: Omit<ReducedSignature, 'similarity' | 'match_type'> = {
-    file_hash: r.file_hash,
-    signer: r.signer,
-    signed_at: r.signed_at,
-    intent: r.intent,
-    ai_generation: r.ai_generation,
-    content_rights: r.content_rights,
-  };
-  const json = JSON.stringify(row);
-  return { signed_at: r.signed_at, fields: json.slice(0, -1) };
 }
 
 const services = new WeakMap<ServerDeps, MatchingService>();
@@ -192,6 +206,11 @@ export function matchingOf(deps: ServerDeps): MatchingService {
     deps.metrics.gauge('provenant_match_index_fingerprints', 'Fingerprints in the perceptual match index', ['hash_type'], () =>
       HASH_TYPES.map((t) => ({ labels: { hash_type: t }, value: index.size(t) })));
     deps.metrics.gauge('provenant_match_index_bytes', 'WebAssembly memory held by the perceptual match index', [], () => index.bytes());
+    const answers = service.answers;
+    deps.metrics.gauge('provenant_match_answers', 'Perceptual match answers by source since start (cache or index)', ['source'], () => [
+      { labels: { source: 'cache' }, value: answers.hits },
+      { labels: { source: 'index' }, value: answers.misses },
+    ]);
   }
   return service;
 }
@@ -212,9 +231,9 @@ export function body(matches: readonly MatchedRecord[], none = false): string {
 }
 
 /** Spec 4.2: a fingerprinted upload's matches; null fingerprint = unsupported or unreadable. */
-export async function verifyFile(deps: ServerDeps, fp: Fingerprint | null): Promise<string> {
+export async function verifyFile(deps: ServerDeps, fp: Fingerprint | null): Promise<Buffer | string> {
   if (fp === null) return body([], true);
-  return body(await matchingOf(deps).match(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD));
+  return matchingOf(deps).answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD);
 }
 
 function isByteArray(v: unknown, maxLength: number): v is number[] {
@@ -235,14 +254,14 @@ export function hashTypesForBands(bands: number[][]): HashType[] {
  * invalid_request; neither field is 400 missing_bands; a band layout of no hash type
  * matches nothing.
  */
-export async function verifyFuzzy(deps: ServerDeps, input: unknown): Promise<string> {
+export async function verifyFuzzy(deps: ServerDeps, input: unknown): Promise<Buffer | string> {
   const b = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
   if (b.pixels !== undefined && b.pixels !== null) {
     if (!isByteArray(b.pixels, 72) || b.pixels.length !== 72) {
       throw new ApiError('invalid_request', 'pixels must be 72 grey values (integers 0-255, 9 x 8, row-major).');
     }
     const fp = imagePHashFromGrey72(b.pixels);
-    return body(await matchingOf(deps).match(fp, ['ImagePHash'], VERIFY_FUZZY_THRESHOLD));
+    return matchingOf(deps).answer(fp, ['ImagePHash'], VERIFY_FUZZY_THRESHOLD);
   }
   if (b.bands === undefined || b.bands === null) throw new ApiError('missing_bands');
   if (!Array.isArray(b.bands) || b.bands.length > 64 || !b.bands.every((band) => isByteArray(band, 64))) {
@@ -258,5 +277,5 @@ export async function verifyFuzzy(deps: ServerDeps, input: unknown): Promise<str
   const bands = b.bands as number[][];
   const types = hashTypesForBands(bands);
   if (types.length === 0) return body([]);
-  return body(await matchingOf(deps).match({ bands, hash_value: hashValue }, types, VERIFY_FUZZY_THRESHOLD));
+  return matchingOf(deps).answer({ bands, hash_value: hashValue }, types, VERIFY_FUZZY_THRESHOLD);
 }
