@@ -2,9 +2,11 @@
 // this one (loopback only, bounded in time):
 // 1. the match index's load time at start with 1M stored fingerprints in SQLite;
 // 2. POST /verify-fuzzy with 1M stored (rate limits off) beside a Koa hello-world
-//    from the same run (target: >= 40 % of its req/s): the same query repeated (its
-//    records come from the server's row cache), then a random query per request
-//    (records mostly fetched from SQLite);
+//    from the same run (target: >= 40 % of its req/s), and beside the same Koa sending
+//    the answer's bytes from memory (what an answer of 100 records costs to send): the
+//    same query repeated (served from the answer cache), a random query per request
+//    (index query plus records mostly fetched from SQLite), and a query with no
+//    candidates (the endpoint's own cost);
 // 3. POST /verify-file with concurrent uploads (files per second with both cores busy)
 //    and a flood of large uploads (503 busy beyond the in-flight bound), with the
 //    server's peak RSS.
@@ -14,7 +16,7 @@
 //   MATCH_SERVER_STORED=100000 node --import tsx bench/matching-server.bench.ts
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -52,12 +54,17 @@ async function serveProvenant(dataDir: string): Promise<void> {
   console.log(JSON.stringify({ url: running.url, load: stats, startMs: Math.round(performance.now() - started), indexBytes: index.bytes() }));
 }
 
-async function serveHello(): Promise<void> {
+/** A Koa hello-world; with `answerFile`, POST /answer sends that file's bytes as JSON (the transfer cost of an answer alone). */
+async function serveHello(answerFile?: string): Promise<void> {
   const { default: Koa } = await import('koa');
   const { createServer } = await import('node:http');
+  const answer = answerFile ? readFileSync(answerFile) : null;
   const app = new Koa();
   app.use(async (ctx) => {
-    ctx.body = { hello: 'world' };
+    if (answer !== null && ctx.path === '/answer') {
+      ctx.body = answer;
+      ctx.type = 'json';
+    } else ctx.body = { hello: 'world' };
   });
   const server = createServer(app.callback());
   server.listen(0, '127.0.0.1', () => {
@@ -151,16 +158,23 @@ function load(opts: LoadOptions): Promise<LoadResult> {
 async function main(): Promise<void> {
   const { dir, query } = await buildDataDir(STORED);
 
-  const hello = await child(['--hello']);
-  const helloRes = await load({ url: hello.info.url, method: 'POST', connections: 16, duration: DURATION_S, body: '{}', headers: { 'content-type': 'application/json' } });
-  await stop(hello.proc);
-
   const prov = await child(['--provenant', dir]);
   console.log(`match index loaded from SQLite: ${prov.info.load.indexed} fingerprints in ${prov.info.load.ms} ms (server ready in ${prov.info.startMs} ms; index ${(prov.info.indexBytes / 2 ** 20).toFixed(0)} MiB)`);
   const fuzzyBody = JSON.stringify({ bands: query.map((b) => [b]), hash_value: query });
   // the answer is checked on every response: the planted copies come first
-  const probe = await (await fetch(`${prov.info.url}/api/v1/sign-it/verify-fuzzy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: fuzzyBody })).json() as { count: number; signatures: { similarity: number }[] };
-  if (probe.signatures[0]?.similarity !== 98) throw new Error(`unexpected verify-fuzzy answer: ${JSON.stringify(probe).slice(0, 200)}`);
+  const probeText = await (await fetch(`${prov.info.url}/api/v1/sign-it/verify-fuzzy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: fuzzyBody })).text();
+  const probe = JSON.parse(probeText) as { count: number; signatures: { similarity: number }[] };
+  if (probe.signatures[0]?.similarity !== 98) throw new Error(`unexpected verify-fuzzy answer: ${probeText.slice(0, 200)}`);
+
+  // the peer (the provenant server idles meanwhile): a Koa hello-world, and the same
+  // Koa sending this answer's bytes from memory
+  const answerFile = join(dir, 'answer.json');
+  writeFileSync(answerFile, probeText);
+  const hello = await child(['--hello', answerFile]);
+  const post = { method: 'POST', connections: 16, duration: DURATION_S, body: '{}', headers: { 'content-type': 'application/json' } };
+  const helloRes = await load({ ...post, url: hello.info.url });
+  const answerRes = await load({ ...post, url: `${hello.info.url}/answer` });
+  await stop(hello.proc);
   let wrong = 0;
   const fuzzy = await load({
     url: `${prov.info.url}/api/v1/sign-it/verify-fuzzy`, method: 'POST', connections: 16, duration: DURATION_S, body: fuzzyBody,
@@ -191,6 +205,12 @@ async function main(): Promise<void> {
       }),
   });
 
+  // No candidates (a band layout of no hash type): the endpoint's own cost, no index work.
+  const none = await load({
+    url: `${prov.info.url}/api/v1/sign-it/verify-fuzzy`, method: 'POST', connections: 16, duration: DURATION_S,
+    body: JSON.stringify({ bands: Array.from({ length: 8 }, () => [1, 2]) }), headers: { 'content-type': 'application/json' },
+  });
+
   const image = readFileSync(join(ROOT, 'test', 'fixtures', 'media', 'fruits.jpg'));
   const files = await load({
     url: `${prov.info.url}/api/v1/sign-it/verify-file`, method: 'POST', connections: 4, duration: DURATION_S, body: image,
@@ -207,13 +227,16 @@ async function main(): Promise<void> {
 
   const rps = (r: LoadResult) => r.requests.average;
   console.log(`\nstored fingerprints: ${STORED}, ${DURATION_S} s per run, 2 workers`);
-  console.log(`POST /verify-fuzzy (${probe.count} matches per answer) ${rps(fuzzy).toFixed(0)} req/s (p99 ${fuzzy.latency.p99} ms)  vs Koa hello-world ${rps(helloRes).toFixed(0)} req/s  = ${((100 * rps(fuzzy)) / rps(helloRes)).toFixed(0)} %`);
-  console.log(`POST /verify-fuzzy, a random query per request (${varied['2xx']} answers, ${empty} with fewer than 100 matches) ${rps(varied).toFixed(0)} req/s (p99 ${varied.latency.p99} ms)  = ${((100 * rps(varied)) / rps(helloRes)).toFixed(0)} % of hello-world`);
+  const pct = (r: LoadResult) => `${((100 * rps(r)) / rps(helloRes)).toFixed(0)} % of hello-world`;
+  console.log(`Koa hello-world (the peer): ${rps(helloRes).toFixed(0)} req/s; the same Koa sending the ${probeText.length}-byte answer from memory: ${rps(answerRes).toFixed(0)} req/s = ${pct(answerRes)}`);
+  console.log(`POST /verify-fuzzy, the same query repeated (${probe.count} matches per answer; from the answer cache) ${rps(fuzzy).toFixed(0)} req/s (p99 ${fuzzy.latency.p99} ms) = ${pct(fuzzy)}`);
+  console.log(`POST /verify-fuzzy, a random query per request (${varied['2xx']} answers, ${empty} with fewer than 100 matches) ${rps(varied).toFixed(0)} req/s (p99 ${varied.latency.p99} ms) = ${pct(varied)}`);
+  console.log(`POST /verify-fuzzy, no candidates (the endpoint without index work) ${rps(none).toFixed(0)} req/s (p99 ${none.latency.p99} ms) = ${pct(none)}`);
   console.log(`POST /verify-file fruits.jpg (82 KB), 4 concurrent: ${rps(files).toFixed(1)} files/s, ${files['2xx']} ok, ${files.non2xx} non-2xx; peak RSS ${rssAfterFiles.toFixed(0)} MB`);
   console.log(`POST /verify-file flood: 32 connections x 20 MB: ${flood['2xx']} answered 200, ${flood.non2xx} non-2xx (503 busy beyond ${2 * 2} in flight), ${flood.errors} socket errors; peak RSS ${rssPeak.toFixed(0)} MB`);
 }
 
 const mode = process.argv[2];
 if (mode === '--provenant') await serveProvenant(process.argv[3]);
-else if (mode === '--hello') await serveHello();
+else if (mode === '--hello') await serveHello(process.argv[3]);
 else await main();
