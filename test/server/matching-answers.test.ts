@@ -58,7 +58,7 @@ test('keys tell queries apart; long hash values are not cached', () => {
   assert.is(AnswerCache.key(['AudioChromaprint'], 70, bands, new Array(2000).fill(1)), null);
 });
 
-test('the least recently used answers leave once the byte budget is passed', () => {
+test('the least recently used answers leave once the byte or count budget is passed', () => {
   const c = new AnswerCache(3000);
   const keyOf = (i: number) => AnswerCache.key(['ImagePHash'], 70, image([i, 0, 0, 0, 0, 0, 0, 0]), null)!;
   for (let i = 0; i < 3; i++) c.set(keyOf(i), c.now(), ['ImagePHash'], image([i, 0, 0, 0, 0, 0, 0, 0]), Buffer.alloc(900));
@@ -70,6 +70,11 @@ test('the least recently used answers leave once the byte budget is passed', () 
   // an answer larger than the whole budget is not kept
   c.set(keyOf(4), c.now(), ['ImagePHash'], image([4, 0, 0, 0, 0, 0, 0, 0]), Buffer.alloc(4000));
   assert.is(c.get(keyOf(4)), undefined);
+  // and the count: at most 2 of any size
+  const few = new AnswerCache(1 << 20, 2);
+  for (let i = 0; i < 3; i++) few.set(keyOf(i), few.now(), ['ImagePHash'], image([i, 0, 0, 0, 0, 0, 0, 0]), Buffer.from('{}'));
+  assert.is(few.size, 2);
+  assert.is(few.get(keyOf(0)), undefined);
 });
 
 test.run();

@@ -8,11 +8,16 @@
 // before it was computed and is stale once a write has touched its candidates since:
 // for images, any of the query's 8 band buckets (position, byte); for audio and video,
 // anything of its hash types. Writes elsewhere leave it valid. Least recently used
-// answers go first once their bytes pass the budget.
+// answers go first once their bytes or their count pass the budget.
 import type { HashType } from '../../lib/types.js';
 
 /** Bytes of answers kept (each is at most about 30 KB: 100 reduced records). */
 export const ANSWER_CACHE_BYTES = 32 << 20;
+/**
+ * Answers kept at most, whatever their size: evicting the oldest of a Map walks the
+ * slots its earlier deletions left, so the cost of an eviction grows with the count.
+ */
+export const ANSWER_CACHE_COUNT = 10_000;
 /** Longer keys (long audio or video hash values) are not cached: rarely repeated, costly to key. */
 const MAX_KEY_LENGTH = 1024;
 
@@ -40,7 +45,10 @@ export class AnswerCache {
   hits = 0;
   misses = 0;
 
-  constructor(private readonly maxBytes = ANSWER_CACHE_BYTES) {}
+  constructor(
+    private readonly maxBytes = ANSWER_CACHE_BYTES,
+    private readonly maxCount = ANSWER_CACHE_COUNT,
+  ) {}
 
   /** The key of a query, or null when it is not cached. */
   static key(types: readonly HashType[], threshold: number, bands: readonly (readonly number[])[], hashValue: ArrayLike<number> | null | undefined): string | null {
@@ -93,7 +101,7 @@ export class AnswerCache {
     this.answers.set(key, a);
     this.bytes += body.length + key.length;
     for (const [k, v] of this.answers) {
-      if (this.bytes <= this.maxBytes) break;
+      if (this.bytes <= this.maxBytes && this.answers.size <= this.maxCount) break;
       this.drop(k, v);
     }
   }
