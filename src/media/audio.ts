@@ -2,6 +2,7 @@
 // the AudioChromaprint fingerprint of an audio file. WAV is parsed here; MP3, FLAC and
 // Ogg Vorbis go through the WebAssembly decoders or ffmpeg, whichever
 // bench/audio.bench.ts measured faster; Ogg Opus always through ffmpeg.
+import { readFile } from 'node:fs/promises';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
@@ -147,16 +148,17 @@ const MIN_SAMPLES = 4096 + 19 * 1365;
  * The AudioChromaprint fingerprint of an audio file, or null when it cannot be decoded
  * or is too short (under about 2.7 s) to give a single word. Never throws.
  */
-export async function audioFingerprint(bytes: Uint8Array, format: AudioFormat, opts: DecodeAudioOptions = {}): Promise<Fingerprint | null> {
+export async function audioFingerprint(input: Uint8Array | string, format: AudioFormat, opts: DecodeAudioOptions = {}): Promise<Fingerprint | null> {
   try {
     const decoder = format === 'ogg-opus' ? 'ffmpeg' : (opts.decoder ?? DEFAULT_DECODER[format]);
     if (decoder === 'ffmpeg') {
-      // fingerprint ffmpeg's int16 output while it is still decoding
+      // fingerprint ffmpeg's int16 output while it is still decoding (a path is read by ffmpeg)
       const stream = new ChromaprintStream();
-      const count = await streamWithFfmpeg(bytes, format, { maxSeconds: opts.maxSeconds ?? 120, deadlineMs: opts.deadlineMs ?? 60_000 }, (s) => stream.push(s));
+      const count = await streamWithFfmpeg(input, format, { maxSeconds: opts.maxSeconds ?? 120, deadlineMs: opts.deadlineMs ?? 60_000 }, (s) => stream.push(s));
       const words = stream.finish();
       return count < MIN_SAMPLES ? null : audioFingerprintFromWords(words);
     }
+    const bytes = typeof input === 'string' ? new Uint8Array(await readFile(input)) : input;
     const samples = await decodeAudio(bytes, format, opts);
     if (samples.length < MIN_SAMPLES) return null;
     return audioFingerprintFromSamples(samples);

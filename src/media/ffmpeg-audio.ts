@@ -39,7 +39,7 @@ export async function decodeWithFfmpeg(bytes: Uint8Array, format: AudioFormat, o
  * the number of samples.
  */
 export async function streamWithFfmpeg(
-  bytes: Uint8Array,
+  input: Uint8Array | string,
   format: AudioFormat,
   opts: FfmpegAudioOptions,
   onSamples: (samples: Int16Array) => void,
@@ -48,8 +48,9 @@ export async function streamWithFfmpeg(
   let total = 0;
   let odd: number | null = null; // a byte of a sample split across two chunks
   await runFfmpeg({
-    input: bytes,
-    pipeInput: true,
+    // a path is read by ffmpeg itself; bytes are streamed through stdin
+    input,
+    pipeInput: typeof input !== 'string',
     demuxer: DEMUXER[format],
     inputArgs: ['-loglevel', 'error'],
     outputArgs: [

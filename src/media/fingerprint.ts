@@ -43,8 +43,9 @@ export async function fingerprintFile(pathOrBuffer: string | Uint8Array, opts: F
       // ffmpeg reads a path itself; bytes go to a temp file.
       return await videoFingerprint(pathOrBuffer, type.format, { timeoutMs: opts.timeoutMs });
     }
+    // ffmpeg (the default audio decoder) reads a path itself; bytes go through stdin.
+    if (type.kind === 'audio') return await audioFingerprint(pathOrBuffer, type.format as AudioFormat, { deadlineMs: opts.timeoutMs });
     const bytes = typeof pathOrBuffer === 'string' ? new Uint8Array(await readFile(pathOrBuffer)) : pathOrBuffer;
-    if (type.kind === 'audio') return await audioFingerprint(bytes, type.format as AudioFormat, { deadlineMs: opts.timeoutMs });
     const hash = await decodeImageForHash(bytes, type.format, opts.image);
     const hash_value = Array.from(hash);
     return { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) };

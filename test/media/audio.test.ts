@@ -126,6 +126,17 @@ test('WAV: malformed files are rejected', () => {
 
 // ---- audioFingerprint ----
 
+test('audioFingerprint: a path (read by ffmpeg) and the same bytes (through stdin) give the same fingerprint', async () => {
+  for (const [file, format] of CASES) {
+    const fromBytes = await audioFingerprint(fixture(file), format, { decoder: 'ffmpeg' });
+    assert.ok(fromBytes, file);
+    assert.equal(await audioFingerprint(new URL(file, dir).pathname, format, { decoder: 'ffmpeg' }), fromBytes, file);
+  }
+  // the JavaScript decoders read the file first
+  assert.equal(await audioFingerprint(new URL('frontiers-25s.mp3', dir).pathname, 'mp3', { decoder: 'js' }), await audioFingerprint(fixture('frontiers-25s.mp3'), 'mp3', { decoder: 'js' }));
+  assert.is(await audioFingerprint('/nonexistent/provenant.mp3', 'mp3'), null);
+});
+
 test('audioFingerprint: garbage, truncated and too-short audio give null, never a throw', async () => {
   const garbage = new Uint8Array(50_000);
   for (let i = 0; i < garbage.length; i++) garbage[i] = (i * 7919) & 255;
