@@ -150,8 +150,14 @@ export interface SignaturesStore {
    * ids) as JSON object text, made by SQLite; in no particular order; unknown seqs are skipped.
    */
   reducedBySeqs(seqs: readonly number[]): Promise<{ seq: number; signed_at: number; json: string }[]>;
-  /** Perceptual hashes (parsed JSON) and signed_at of fingerprinted records after `afterSeq`: the match index's lean load. */
-  listPerceptualHashes(afterSeq: number, limit: number): Promise<{ seq: number; signed_at: number; perceptual_hash: unknown }[]>;
+  /**
+   * Perceptual hashes (parsed JSON) and signed_at of the fingerprinted records with
+   * `afterSeq < seq <= upToSeq`, in seq order: the match index's lean load, in ranges
+   * that can be read concurrently.
+   */
+  listPerceptualHashes(afterSeq: number, upToSeq: number): Promise<{ seq: number; signed_at: number; perceptual_hash: unknown }[]>;
+  /** The highest seq stored so far (0 when there is none). */
+  lastSeq(): Promise<number>;
   /** Undelivered outbox rows, oldest first (for the webhook dispatcher). */
   pendingEvents(limit: number): Promise<{ id: number; app_id: string; type: string; payload: Record<string, unknown>; created_at: number }[]>;
   markEventDispatched(id: number, now: number): Promise<void>;
@@ -415,11 +421,11 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
       );
     },
 
-    async listPerceptualHashes(afterSeq, limit) {
+    async listPerceptualHashes(afterSeq, upToSeq) {
       const rows = await db.all<{ seq: number; signed_at: number; ph: string | null }>(
         `SELECT seq, signed_at, json_extract(record, '$.perceptual_hash') AS ph FROM signatures
-         WHERE has_fingerprint = 1 AND seq > ? ORDER BY seq LIMIT ?`,
-        [afterSeq, limit],
+         WHERE has_fingerprint = 1 AND seq > ? AND seq <= ? ORDER BY seq`,
+        [afterSeq, upToSeq],
       );
       return rows.map((r) => {
         let perceptual_hash: unknown = null;
@@ -430,6 +436,11 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
         }
         return { seq: r.seq, signed_at: r.signed_at, perceptual_hash };
       });
+    },
+
+    async lastSeq() {
+      const row = await db.get<{ last: number | null }>('SELECT max(seq) AS last FROM signatures');
+      return row?.last ?? 0;
     },
 
     async listFingerprinted(afterSeq, limit) {

@@ -219,6 +219,34 @@ test('findForUser includes linked agents; listFingerprinted pages by seq', async
   assert.equal(await store.signatures.listFingerprinted(hit!.seq, 10), fp.filter((x) => x.seq > hit!.seq).slice(0, 10));
 });
 
+test('the match index reads: perceptual hashes by seq range, the last seq, reduced fields as JSON', async () => {
+  const u = await newUser();
+  const ph = { hash_type: 'ImagePHash', hash_value: [9, 8, 7, 6, 5, 4, 3, 2], bands: [[9], [8], [7], [6], [5], [4], [3], [2]] };
+  const withFp = [0, 1, 2].map((i) => signed(u, { perceptual_hash: ph, signed_at: 1_700_000_000_000 + i, comment: 'not in the reduced shape' }));
+  const tricky = signed(u, { perceptual_hash: ph, ai_generation: null, content_rights: { license: { Custom: 'q"\\ é\n😀' }, commercial_licensing: null, ai_training: 'NotAllowed', contact_preference: null } });
+  const plain = signed(u);
+  await store.signatures.insertSignatures([...withFp, plain, tricky], everything(u.user.id));
+  const seqOf = async (a: string) => (await db.get<{ seq: number }>('SELECT seq FROM signatures WHERE action_hash = ?', [a]))!.seq;
+  const seqs = await Promise.all([...withFp, plain, tricky].map((x) => seqOf(x.action_hash)));
+  assert.is(await store.signatures.lastSeq(), Math.max(...seqs));
+  // ranges are (after, upTo]: only fingerprinted records, in seq order
+  const range = await store.signatures.listPerceptualHashes(seqs[0] - 1, seqs[4]);
+  assert.equal(range.map((r) => r.seq), [seqs[0], seqs[1], seqs[2], seqs[4]]);
+  assert.equal(range[0].perceptual_hash, ph);
+  assert.is(range[1].signed_at, withFp[1].record.signed_at);
+  assert.equal((await store.signatures.listPerceptualHashes(seqs[1], seqs[2])).map((r) => r.seq), [seqs[2]]);
+  // SQLite's JSON of the six reduced fields parses to exactly those fields of the record
+  const reduced = await store.signatures.reducedBySeqs([seqs[4], seqs[0], 999_999_999]);
+  assert.equal(reduced.map((r) => r.seq).sort((a, b) => a - b), [seqs[0], seqs[4]]);
+  for (const r of reduced) {
+    const rec = (r.seq === seqs[4] ? tricky : withFp[0]).record;
+    const fields = { file_hash: rec.file_hash, signer: rec.signer, signed_at: rec.signed_at, intent: rec.intent, ai_generation: rec.ai_generation, content_rights: rec.content_rights };
+    assert.equal(JSON.parse(r.json), fields);
+    assert.equal(Object.keys(JSON.parse(r.json)), Object.keys(fields)); // in this order
+    assert.is(r.signed_at, rec.signed_at);
+  }
+});
+
 function runChild(count: number, userId: string, killAfterMs: number): Promise<{ signer: string; committed: boolean; signal: string | null; began: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'batch-writer.child.ts'), file, String(count), userId], {

@@ -12,8 +12,9 @@ import { AnswerCache } from './answers.js';
 /** Spec 8: the similarity thresholds. */
 export const VERIFY_FILE_THRESHOLD = 60;
 export const VERIFY_FUZZY_THRESHOLD = 70;
-/** Records read per page during the initial load. */
-const LOAD_PAGE = 10_000;
+/** Seqs per range read during the initial load, and ranges read ahead. */
+const LOAD_RANGE = 10_000;
+const LOAD_AHEAD = 3;
 /** Serialised reduced rows kept in memory (first in, first out; about 300 bytes each). */
 const ROW_CACHE_SIZE = 50_000;
 /** Most values accepted in a verify-fuzzy hash_value (120 s of audio is about 1,300 words). */
@@ -94,19 +95,36 @@ export class MatchingService {
     }
   }
 
+  /**
+   * Reads every stored fingerprint up to the last seq at start (later ones arrive
+   * through the observer) in ranges of LOAD_RANGE seqs, LOAD_AHEAD ranges in flight:
+   * SQLite extracts the JSON on its reader connections while this thread parses and
+   * indexes the range before.
+   */
   private async load(): Promise<LoadStats> {
     const started = performance.now();
-    let after = 0;
+    const last = await this.deps.store.signatures.lastSeq();
+    const signatures = this.deps.store.signatures;
+    const ranges: ReturnType<typeof signatures.listPerceptualHashes>[] = [];
+    let next = 0;
+    const fetchNext = () => {
+      if (next >= last) return;
+      ranges.push(signatures.listPerceptualHashes(next, Math.min(last, next + LOAD_RANGE)));
+      next += LOAD_RANGE;
+    };
+    for (let i = 0; i < LOAD_AHEAD; i++) fetchNext();
     let records = 0;
     let indexed = 0;
-    for (;;) {
-      const page = await this.deps.store.signatures.listPerceptualHashes(after, LOAD_PAGE);
-      for (const r of page) {
-        if (this.addRecord(r.seq, r.perceptual_hash, r.signed_at)) indexed++;
-        after = r.seq;
+    try {
+      while (ranges.length > 0) {
+        const page = await ranges.shift()!;
+        fetchNext();
+        for (const r of page) if (this.addRecord(r.seq, r.perceptual_hash, r.signed_at)) indexed++;
+        records += page.length;
       }
-      records += page.length;
-      if (page.length < LOAD_PAGE) break;
+    } finally {
+      // a failed range leaves the others to settle without unhandled rejections
+      for (const r of ranges) r.catch(() => {});
     }
     const stats = { records, indexed, ms: Math.round(performance.now() - started) };
     this.deps.log.info('match index loaded', { ...stats, bytes: this.index.bytes() });
