@@ -51,11 +51,16 @@ async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: 
   const cell = options.frameCell ?? VIDEO_FRAME_CELL;
   const scale = cell > 0 ? `,scale=${9 * cell}:${8 * cell}:flags=area` : '';
   // ffmpeg prints the container duration before it decodes anything; once the frames
-  // wanted for it are out, the rest of the stream need not be decoded.
+  // wanted for it are out, the rest of the stream need not be decoded. Looked for until
+  // the output header is printed (no duration by then: none is coming).
   let duration: number | null = null;
+  let headerDone = false;
   const frameBytes0 = 72 * cell * cell * 3;
   const enough = (bytes: number, stderr: string): boolean => {
-    duration ??= parseDuration(stderr);
+    if (duration === null && !headerDone) {
+      duration = parseDuration(stderr);
+      headerDone = stderr.includes('Output #0');
+    }
     return cell > 0 && duration !== null && bytes >= Math.min(maxFrames, framesWanted(duration)) * frameBytes0;
   };
   const { stdout, stderr } = await runFfmpeg({

@@ -20,20 +20,9 @@ const ROW_CACHE_SIZE = 50_000;
 /** Most values accepted in a verify-fuzzy hash_value (120 s of audio is about 1,300 words). */
 const MAX_HASH_VALUES = 65_536;
 
-/** Spec 2.3. */
-export interface ReducedSignature {
-  file_hash: string;
-  signer: string;
-  signed_at: number;
-  intent: string;
-  ai_generation: string | null;
-  content_rights: object | null;
-  similarity: number | null;
-  match_type: 'perceptual';
-}
-
 /**
- * A record's reduced fields serialised once: JSON text of the object without its
+ * A record's reduced fields (spec 2.3: file_hash, signer, signed_at, intent,
+ * ai_generation, content_rights) serialised once: JSON text of the object without its
  * closing brace (each answer appends similarity and match_type), and signed_at for
  * ordering.
  */
