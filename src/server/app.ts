@@ -1,6 +1,6 @@
 // The Koa application: app-level middleware in a fixed order, then the feature
 // routers, each under its prefix (STYLE.md 8: src/server/<feature>/routes.ts).
-import Koa from 'koa';
+import Koa, { type Next } from 'koa';
 import type { Router } from '@koa/router';
 import type { AppState } from './types.js';
 import { attachDeps, type ServerDeps } from './deps.js';
@@ -39,8 +39,19 @@ export function createApp(deps: ServerDeps): Koa<AppState> {
   for (const [prefix, make] of FEATURES) {
     const router = make(deps);
     if (prefix) router.prefix(prefix);
-    app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
+    app.use(underPrefix(prefix, router.routes()));
+    app.use(underPrefix(prefix, router.allowedMethods({ throw: true })));
   }
   return app;
+}
+
+/**
+ * Runs `middleware` only for paths at or under `prefix` ('' = every path): a router
+ * cannot match outside its prefix, and skipping it spares each request the routers'
+ * route scans and host checks.
+ */
+function underPrefix<C extends { path: string }, R>(prefix: string, middleware: (ctx: C, next: Next) => R): (ctx: C, next: Next) => R | Promise<void> {
+  if (prefix === '') return middleware;
+  const under = `${prefix}/`;
+  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(under) ? middleware(ctx, next) : next());
 }

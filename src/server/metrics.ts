@@ -32,6 +32,43 @@ function labelText(names: readonly string[], labels: Labels, extra?: [string, st
   return parts.length ? `{${parts.join(',')}}` : '';
 }
 
+/** Label sets whose text is remembered per family (routes, methods and statuses repeat). */
+const MEMOISED_LABEL_SETS = 1000;
+
+/**
+ * labelText(names, labels) remembered per combination of values (looked up through a
+ * map per label, so a repeated set costs no string building); past
+ * MEMOISED_LABEL_SETS combinations the rest are built each time.
+ */
+function labelKeyer(names: readonly string[]): (labels: Labels) => string {
+  if (names.length === 0) return () => '';
+  const root = new Map<string | number, unknown>();
+  const last = names.length - 1;
+  let memoised = 0;
+  return (labels) => {
+    let level = root;
+    for (let i = 0; i < last; i++) {
+      const value = labels[names[i]] ?? '';
+      let next = level.get(value) as Map<string | number, unknown> | undefined;
+      if (next === undefined) {
+        if (memoised >= MEMOISED_LABEL_SETS) return labelText(names, labels);
+        level.set(value, (next = new Map()));
+      }
+      level = next;
+    }
+    const value = labels[names[last]] ?? '';
+    let text = level.get(value) as string | undefined;
+    if (text === undefined) {
+      text = labelText(names, labels);
+      if (memoised < MEMOISED_LABEL_SETS) {
+        level.set(value, text);
+        memoised += 1;
+      }
+    }
+    return text;
+  };
+}
+
 function formatNumber(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return '+Inf';
@@ -62,7 +99,7 @@ export class Metrics {
   counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
     return this.register(name, 'counter', () => {
       const values = new Map<string, { labels: Labels; value: number }>();
-      const key = (l: Labels) => labelText(labelNames, l);
+      const key = labelKeyer(labelNames);
       return {
         handle: {
           inc(labels: Labels = {}, value = 1) {
@@ -84,10 +121,11 @@ export class Metrics {
     return this.register(name, 'histogram', () => {
       const sorted = [...buckets].sort((a, b) => a - b);
       const series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+      const key = labelKeyer(labelNames);
       return {
         handle: {
           observe(labels: Labels, value: number) {
-            const k = labelText(labelNames, labels);
+            const k = key(labels);
             let s = series.get(k);
             if (!s) series.set(k, (s = { labels, counts: sorted.map(() => 0), sum: 0, count: 0 }));
             for (let i = 0; i < sorted.length; i++) if (value <= sorted[i]) s.counts[i] += 1;
@@ -115,15 +153,16 @@ export class Metrics {
   gauge(name: string, help: string, labelNames: readonly string[] = [], collect?: GaugeCollector): Gauge {
     return this.register(name, 'gauge', () => {
       const values = new Map<string, { labels: Labels; value: number }>();
+      const key = labelKeyer(labelNames);
       const add = (labels: Labels, delta: number) => {
-        const k = labelText(labelNames, labels);
+        const k = key(labels);
         const entry = values.get(k) ?? { labels, value: 0 };
         entry.value += delta;
         values.set(k, entry);
       };
       return {
         handle: {
-          set: (labels: Labels, value: number) => void values.set(labelText(labelNames, labels), { labels, value }),
+          set: (labels: Labels, value: number) => void values.set(key(labels), { labels, value }),
           inc: (labels: Labels = {}, value = 1) => add(labels, value),
           dec: (labels: Labels = {}, value = 1) => add(labels, -value),
         },

@@ -53,16 +53,19 @@ test('keys tell queries apart; long hash values are not cached', () => {
     AnswerCache.key(['ImagePHash'], 70, bands, [1, 2, 3, 4, 5, 6, 7, 8]),
     AnswerCache.key(['ImagePHash'], 70, image([1, 2, 3, 4, 5, 6, 7, 9]), null),
     AnswerCache.key(['AudioChromaprint', 'VideoPHash'], 70, bands, null),
+    AnswerCache.key(['ImagePHash'], 70, bands, []),
+    AnswerCache.key(['ImagePHash'], 70, [[1, 2], [3]], null),
+    AnswerCache.key(['ImagePHash'], 70, [[1], [2, 3]], null),
   ]);
-  assert.is(keys.size, 5);
+  assert.is(keys.size, 8);
   assert.is(AnswerCache.key(['AudioChromaprint'], 70, bands, new Array(2000).fill(1)), null);
 });
 
-test('the least recently used answers leave once the byte or count budget is passed', () => {
+test('the oldest answers leave once the byte or count budget is passed; a used one is spared once', () => {
   const c = new AnswerCache(3000);
   const keyOf = (i: number) => AnswerCache.key(['ImagePHash'], 70, image([i, 0, 0, 0, 0, 0, 0, 0]), null)!;
   for (let i = 0; i < 3; i++) c.set(keyOf(i), c.now(), ['ImagePHash'], image([i, 0, 0, 0, 0, 0, 0, 0]), Buffer.alloc(900));
-  assert.ok(c.get(keyOf(0))); // 0 is now the most recently used
+  assert.ok(c.get(keyOf(0))); // 0 is used: spared by the next eviction
   c.set(keyOf(3), c.now(), ['ImagePHash'], image([3, 0, 0, 0, 0, 0, 0, 0]), Buffer.alloc(900));
   assert.is(c.size, 3);
   assert.is(c.get(keyOf(1)), undefined);
@@ -75,6 +78,19 @@ test('the least recently used answers leave once the byte or count budget is pas
   for (let i = 0; i < 3; i++) few.set(keyOf(i), few.now(), ['ImagePHash'], image([i, 0, 0, 0, 0, 0, 0, 0]), Buffer.from('{}'));
   assert.is(few.size, 2);
   assert.is(few.get(keyOf(0)), undefined);
+  // second chance: a used answer moves behind the others once, then ages like them
+  const three = new AnswerCache(1 << 20, 3);
+  const put = (i: number) => three.set(keyOf(i), three.now(), ['ImagePHash'], image([i, 0, 0, 0, 0, 0, 0, 0]), Buffer.from(`${i}`));
+  const kept = () => [0, 1, 2, 3, 4, 5, 6].filter((i) => three.has(keyOf(i)));
+  [0, 1, 2].forEach(put);
+  assert.ok(three.get(keyOf(0)));
+  put(3);
+  assert.equal(kept(), [0, 2, 3]);
+  put(4);
+  put(5);
+  assert.equal(kept(), [0, 4, 5]);
+  put(6);
+  assert.equal(kept(), [4, 5, 6]);
 });
 
 test.run();

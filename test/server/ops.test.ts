@@ -95,6 +95,27 @@ test('Metrics escapes label values and refuses a name reused with another type',
   assert.is(m.counter('x_total', 'x', ['path']), m.counter('x_total', 'x', ['path']));
 });
 
+test('Metrics: repeated and numeric label values land in one series, past the memo too', () => {
+  const m = new Metrics();
+  const c = m.counter('req_total', 'r', ['method', 'status']);
+  const h = m.histogram('lat_seconds', 'l', ['method', 'status'], [0.1]);
+  for (let i = 0; i < 3; i++) {
+    c.inc({ method: 'GET', status: 200 });
+    h.observe({ method: 'GET', status: 200 }, 0.05);
+  }
+  c.inc({ method: 'GET', status: '200' });
+  // more distinct label sets than are memoised: each still counted under its own text
+  for (let i = 0; i < 1500; i++) c.inc({ method: 'POST', status: i });
+  c.inc({ method: 'POST', status: 1499 }, 4);
+  const text = m.render();
+  assert.match(text, /^req_total\{method="GET",status="200"\} 4$/m);
+  assert.match(text, /^req_total\{method="POST",status="0"\} 1$/m);
+  assert.match(text, /^req_total\{method="POST",status="1499"\} 5$/m);
+  assert.is(text.match(/^req_total\{/gm)!.length, 1501);
+  assert.match(text, /^lat_seconds_bucket\{method="GET",status="200",le="0.1"\} 3$/m);
+  assert.match(text, /^lat_seconds_count\{method="GET",status="200"\} 3$/m);
+});
+
 test('X-Request-Id: echoed when sane, generated otherwise', async () => {
   const echoed = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
   assert.is(echoed.headers.get('x-request-id'), 'abc-123');
@@ -109,6 +130,13 @@ test('errors: 404 not_found, 405, invalid JSON 400, body over 1 MB 413 payload_t
   const na = await fetch(`${server.url}/api/v1/auth/register`);
   assert.is(na.status, 405);
   assert.is((await na.json()).error, 'method_not_allowed');
+  // routers run only under their prefix: at its boundary, not past it
+  const fuzzyGet = await fetch(`${server.url}/api/v1/sign-it/verify-fuzzy`);
+  assert.is(fuzzyGet.status, 405);
+  assert.is((await fuzzyGet.json()).error, 'method_not_allowed');
+  const beside = await fetch(`${server.url}/api/v1/sign-itx/verify-fuzzy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  assert.is(beside.status, 404);
+  assert.is((await beside.json()).error, 'not_found');
   const bad = await fetch(`${server.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
   assert.is(bad.status, 400);
   assert.is((await bad.json()).error, 'invalid_request');

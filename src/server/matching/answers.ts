@@ -7,8 +7,8 @@
 // and nothing leaves the index. So each answer remembers the index's write tick from
 // before it was computed and is stale once a write has touched its candidates since:
 // for images, any of the query's 8 band buckets (position, byte); for audio and video,
-// anything of its hash types. Writes elsewhere leave it valid. Least recently used
-// answers go first once their bytes or their count pass the budget.
+// anything of its hash types. Writes elsewhere leave it valid. Once their bytes or their count pass the budget, the
+// oldest answers not used since they were stored go first (second chance).
 import type { HashType } from '../../lib/types.js';
 
 /** Bytes of answers kept (each is at most about 30 KB: 100 reduced records). */
@@ -30,6 +30,8 @@ interface Answer {
   buckets: Uint16Array | null;
   types: readonly HashType[];
   body: Buffer;
+  /** Served since it was stored or last spared by an eviction. */
+  used: boolean;
 }
 
 export class AnswerCache {
@@ -52,10 +54,17 @@ export class AnswerCache {
 
   /** The key of a query, or null when it is not cached. */
   static key(types: readonly HashType[], threshold: number, bands: readonly (readonly number[])[], hashValue: ArrayLike<number> | null | undefined): string | null {
-    let key = `${types.join(',')}|${threshold}|${bands.join(';')}|`;
+    if (hashValue != null && hashValue.length > MAX_KEY_LENGTH) return null;
+    // built by appending (a few times cheaper than join on the nested arrays)
+    let key = types.length === 1 ? types[0] : types.join(',');
+    key += `|${threshold}|`;
+    for (const band of bands) {
+      for (let i = 0; i < band.length; i++) key += i === 0 ? `${band[i]}` : `,${band[i]}`;
+      key += ';';
+    }
     if (hashValue != null) {
-      if (hashValue.length > MAX_KEY_LENGTH) return null;
-      key += Array.prototype.join.call(hashValue, ',');
+      key += '|#'; // an empty hash_value differs from none
+      for (let i = 0; i < hashValue.length; i++) key += `${hashValue[i]},`;
     }
     return key.length <= MAX_KEY_LENGTH ? key : null;
   }
@@ -84,9 +93,7 @@ export class AnswerCache {
       return undefined;
     }
     this.hits += 1;
-    // most recently used last: a Map iterates in insertion order
-    this.answers.delete(key);
-    this.answers.set(key, a);
+    a.used = true;
     return a.body;
   }
 
@@ -94,16 +101,34 @@ export class AnswerCache {
   set(key: string, tick: number, types: readonly HashType[], bands: readonly (readonly number[])[], body: Buffer): void {
     if (body.length > this.maxBytes) return;
     const buckets = types.length === 1 && types[0] === 'ImagePHash' ? Uint16Array.from(bands, (b, p) => (p << 8) | (b[0] & 255)) : null;
-    const a: Answer = { tick, buckets, types, body };
+    const a: Answer = { tick, buckets, types, body, used: false };
     if (!this.fresh(a)) return;
     const old = this.answers.get(key);
     if (old !== undefined) this.drop(key, old);
     this.answers.set(key, a);
     this.bytes += body.length + key.length;
-    for (const [k, v] of this.answers) {
-      if (this.bytes <= this.maxBytes && this.answers.size <= this.maxCount) break;
-      this.drop(k, v);
+    this.evict();
+  }
+
+  /**
+   * Drops the oldest answers (a Map iterates in insertion order) until the budget
+   * holds; one used since it was stored or last spared goes to the back instead, once
+   * (second chance: a hit only sets a flag instead of moving its answer).
+   */
+  private evict(): void {
+    while (this.bytes > this.maxBytes || this.answers.size > this.maxCount) {
+      const [k, v] = this.answers.entries().next().value as [string, Answer];
+      if (v.used) {
+        v.used = false;
+        this.answers.delete(k);
+        this.answers.set(k, v);
+      } else this.drop(k, v);
     }
+  }
+
+  /** Whether an answer is kept under `key`, fresh or not (no hit counted, no use noted). */
+  has(key: string): boolean {
+    return this.answers.has(key);
   }
 
   get size(): number {

@@ -12,6 +12,15 @@ import { fingerprintUpload, readUpload, UploadGate } from './upload.js';
 
 const MINUTE = 60_000;
 
+/**
+ * Sends an answer that is JSON text already (service.ts body()). The header is set
+ * before the body, so Koa does not look a type up for it.
+ */
+function sendJsonText(ctx: Context, text: Buffer | string): void {
+  ctx.set('Content-Type', 'application/json; charset=utf-8');
+  ctx.body = text;
+}
+
 export function matchingRoutes(deps: ServerDeps): Router {
   const router = new Router();
   matchingOf(deps); // build the index from the store now, not on the first query
@@ -36,14 +45,12 @@ export function matchingRoutes(deps: ServerDeps): Router {
   // Spec 4.2: public, 30/min per IP; matches >= 60 (null similarities kept).
   router.post('/verify-file', rateLimit(deps, { name: 'sign-it:verify-file', max: 30, durationMs: MINUTE }), async (ctx) => {
     const fp = await fingerprintOf(ctx, true);
-    ctx.body = await verifyFile(deps, fp);
-    ctx.type = 'json'; // the answer is JSON text already (service.ts body())
+    sendJsonText(ctx, await verifyFile(deps, fp));
   });
 
   // Spec 4.3: public, 30/min per IP; matches >= 70 (null similarities kept).
   router.post('/verify-fuzzy', rateLimit(deps, { name: 'sign-it:verify-fuzzy', max: 30, durationMs: MINUTE }), async (ctx) => {
-    ctx.body = await verifyFuzzy(deps, ctx.request.body);
-    ctx.type = 'json';
+    sendJsonText(ctx, await verifyFuzzy(deps, ctx.request.body));
   });
 
   // Spec 4.11: sign scope; null for unsupported or unreadable files.
