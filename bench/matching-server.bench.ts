@@ -4,9 +4,9 @@
 // 2. POST /verify-fuzzy with 1M stored (rate limits off) beside a Koa hello-world
 //    from the same run (target: >= 40 % of its req/s), and beside the same Koa sending
 //    the answer's bytes from memory (what an answer of 100 records costs to send): the
-//    same query repeated (served from the answer cache), a random query per request
-//    (index query plus records mostly fetched from SQLite), and a query with no
-//    candidates (the endpoint's own cost);
+//    same query repeated (served from the answer cache) and a query with no candidates
+//    (the endpoint's own cost), in rounds alternating with the peers; then a random
+//    query per request (index query plus records mostly fetched from SQLite);
 // 3. POST /verify-file with concurrent uploads (files per second with both cores busy)
 //    and a flood of large uploads (503 busy beyond the in-flight bound), with the
 //    server's peak RSS.
@@ -36,6 +36,9 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (opts: LoadOp
 
 const STORED = Number(process.env.MATCH_SERVER_STORED ?? 1_000_000);
 const DURATION_S = Number(process.env.MATCH_SERVER_SECONDS ?? 8);
+/** Rounds of (hello-world, Koa sending the answer, the repeated query), each run ROUND_S seconds. */
+const ROUNDS = 5;
+const ROUND_S = Math.max(2, Math.round(DURATION_S / 2.5));
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = join(SELF, '..', '..');
 
@@ -166,24 +169,39 @@ async function main(): Promise<void> {
   const probe = JSON.parse(probeText) as { count: number; signatures: { similarity: number }[] };
   if (probe.signatures[0]?.similarity !== 98) throw new Error(`unexpected verify-fuzzy answer: ${probeText.slice(0, 200)}`);
 
-  // the peer (the provenant server idles meanwhile): a Koa hello-world, and the same
-  // Koa sending this answer's bytes from memory
+  // The peer, a Koa hello-world, and the same Koa sending this answer's bytes from
+  // memory, alternate with the repeated query in ROUNDS short rounds (each server idles
+  // while another is loaded): this machine's speed drifts by up to half between runs a
+  // minute apart, so each round's ratio is taken and the median reported.
   const answerFile = join(dir, 'answer.json');
   writeFileSync(answerFile, probeText);
   const hello = await child(['--hello', answerFile]);
-  const post = { method: 'POST', connections: 16, duration: DURATION_S, body: '{}', headers: { 'content-type': 'application/json' } };
-  const helloRes = await load({ ...post, url: hello.info.url });
-  const answerRes = await load({ ...post, url: `${hello.info.url}/answer` });
-  await stop(hello.proc);
+  const post = { method: 'POST', connections: 16, duration: ROUND_S, body: '{}', headers: { 'content-type': 'application/json' } };
+  // warm-up (JIT, connections), not counted
+  for (const url of [hello.info.url, `${hello.info.url}/answer`]) await load({ ...post, url, duration: 2 });
+  await load({ ...post, url: `${prov.info.url}/api/v1/sign-it/verify-fuzzy`, body: fuzzyBody, duration: 2 });
   let wrong = 0;
-  const fuzzy = await load({
-    url: `${prov.info.url}/api/v1/sign-it/verify-fuzzy`, method: 'POST', connections: 16, duration: DURATION_S, body: fuzzyBody,
-    headers: { 'content-type': 'application/json' },
-    setupClient: (client: { on(event: 'body', fn: (b: Buffer) => void): void }) =>
-      client.on('body', (b) => {
-        if (!b.includes('"similarity":98')) wrong++;
+  const rounds: { hello: LoadResult; answer: LoadResult; fuzzy: LoadResult; none: LoadResult }[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    rounds.push({
+      hello: await load({ ...post, url: hello.info.url }),
+      answer: await load({ ...post, url: `${hello.info.url}/answer` }),
+      fuzzy: await load({
+        url: `${prov.info.url}/api/v1/sign-it/verify-fuzzy`, method: 'POST', connections: 16, duration: ROUND_S, body: fuzzyBody,
+        headers: { 'content-type': 'application/json' },
+        setupClient: (client: { on(event: 'body', fn: (b: Buffer) => void): void }) =>
+          client.on('body', (b) => {
+            if (!b.includes('"similarity":98')) wrong++;
+          }),
       }),
-  });
+      // no candidates (a band layout of no hash type): the endpoint's own cost, no index work
+      none: await load({
+        url: `${prov.info.url}/api/v1/sign-it/verify-fuzzy`, method: 'POST', connections: 16, duration: ROUND_S,
+        body: JSON.stringify({ bands: Array.from({ length: 8 }, () => [1, 2]) }), headers: { 'content-type': 'application/json' },
+      }),
+    });
+  }
+  await stop(hello.proc);
   if (wrong > 0) throw new Error(`${wrong} verify-fuzzy responses without the planted match`);
 
   // Varied queries (a new random hash per request): each answer's ~100 records are
@@ -205,12 +223,6 @@ async function main(): Promise<void> {
       }),
   });
 
-  // No candidates (a band layout of no hash type): the endpoint's own cost, no index work.
-  const none = await load({
-    url: `${prov.info.url}/api/v1/sign-it/verify-fuzzy`, method: 'POST', connections: 16, duration: DURATION_S,
-    body: JSON.stringify({ bands: Array.from({ length: 8 }, () => [1, 2]) }), headers: { 'content-type': 'application/json' },
-  });
-
   const image = readFileSync(join(ROOT, 'test', 'fixtures', 'media', 'fruits.jpg'));
   const files = await load({
     url: `${prov.info.url}/api/v1/sign-it/verify-file`, method: 'POST', connections: 4, duration: DURATION_S, body: image,
@@ -226,12 +238,18 @@ async function main(): Promise<void> {
   await stop(prov.proc);
 
   const rps = (r: LoadResult) => r.requests.average;
-  console.log(`\nstored fingerprints: ${STORED}, ${DURATION_S} s per run, 2 workers`);
-  const pct = (r: LoadResult) => `${((100 * rps(r)) / rps(helloRes)).toFixed(0)} % of hello-world`;
-  console.log(`Koa hello-world (the peer): ${rps(helloRes).toFixed(0)} req/s; the same Koa sending the ${probeText.length}-byte answer from memory: ${rps(answerRes).toFixed(0)} req/s = ${pct(answerRes)}`);
-  console.log(`POST /verify-fuzzy, the same query repeated (${probe.count} matches per answer; from the answer cache) ${rps(fuzzy).toFixed(0)} req/s (p99 ${fuzzy.latency.p99} ms) = ${pct(fuzzy)}`);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const helloRps = median(rounds.map((r) => rps(r.hello)));
+  const ratio = (pick: (r: (typeof rounds)[number]) => LoadResult) => median(rounds.map((r) => rps(pick(r)) / rps(r.hello)));
+  const perRound = (pick: (r: (typeof rounds)[number]) => LoadResult) => rounds.map((r) => `${((100 * rps(pick(r))) / rps(r.hello)).toFixed(0)}`).join(' / ');
+  console.log(`\nstored fingerprints: ${STORED}, ${ROUNDS} rounds of ${ROUND_S} s for the repeated query and its peers, ${DURATION_S} s per other run, 2 workers`);
+  // the rows after the rounds are compared with the rounds' median hello-world
+  const pct = (r: LoadResult) => `${((100 * rps(r)) / helloRps).toFixed(0)} % of hello-world`;
+  console.log(`Koa hello-world (the peer): ${rounds.map((r) => rps(r.hello).toFixed(0)).join(' / ')} req/s in the ${ROUNDS} rounds (median ${helloRps.toFixed(0)})`);
+  console.log(`the same Koa sending the ${probeText.length}-byte answer from memory: ${(100 * ratio((r) => r.answer)).toFixed(0)} % of hello-world (median; rounds ${perRound((r) => r.answer)} %)`);
+  console.log(`POST /verify-fuzzy, the same query repeated (${probe.count} matches per answer; from the answer cache): ${(100 * ratio((r) => r.fuzzy)).toFixed(0)} % of hello-world (median; rounds ${perRound((r) => r.fuzzy)} %), ${median(rounds.map((r) => rps(r.fuzzy))).toFixed(0)} req/s, p99 ${median(rounds.map((r) => r.fuzzy.latency.p99))} ms; ${(100 * median(rounds.map((r) => rps(r.fuzzy) / rps(r.answer)))).toFixed(0)} % of the Koa sending the answer`);
   console.log(`POST /verify-fuzzy, a random query per request (${varied['2xx']} answers, ${empty} with fewer than 100 matches) ${rps(varied).toFixed(0)} req/s (p99 ${varied.latency.p99} ms) = ${pct(varied)}`);
-  console.log(`POST /verify-fuzzy, no candidates (the endpoint without index work) ${rps(none).toFixed(0)} req/s (p99 ${none.latency.p99} ms) = ${pct(none)}`);
+  console.log(`POST /verify-fuzzy, no candidates (the endpoint without index work): ${(100 * ratio((r) => r.none)).toFixed(0)} % of hello-world (median; rounds ${perRound((r) => r.none)} %), p99 ${median(rounds.map((r) => r.none.latency.p99))} ms`);
   console.log(`POST /verify-file fruits.jpg (82 KB), 4 concurrent: ${rps(files).toFixed(1)} files/s, ${files['2xx']} ok, ${files.non2xx} non-2xx; peak RSS ${rssAfterFiles.toFixed(0)} MB`);
   console.log(`POST /verify-file flood: 32 connections x 20 MB: ${flood['2xx']} answered 200, ${flood.non2xx} non-2xx (503 busy beyond ${2 * 2} in flight), ${flood.errors} socket errors; peak RSS ${rssPeak.toFixed(0)} MB`);
 }

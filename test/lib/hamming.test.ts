@@ -7,20 +7,7 @@ import {
 import type { HammingExports } from '../../src/lib/hamming.js';
 import { loadKernel } from '../../src/lib/wasm.js';
 import { randomBytes, rng } from '../helpers/random.js';
-
-// Brute force references: one bit at a time.
-function bruteDistance(a: ArrayLike<number>, b: ArrayLike<number>, from = 0, to = a.length, bFrom = from): number {
-  let d = 0;
-  for (let i = from; i < to; i++) {
-    const x = a[i] ^ b[i - from + bFrom];
-    for (let bit = 0; bit < 8; bit++) d += (x >> bit) & 1;
-  }
-  return d;
-}
-
-function bruteSimilarity(d: number, bits: number): number {
-  return Math.floor((100 * (bits - d)) / bits);
-}
+import { bruteAligned, bruteDistance, bruteSimilarity } from '../helpers/brute.js';
 
 /** Flips `count` distinct random bits of a copy of `hash`. */
 function flipBits(rand: () => number, hash: Uint8Array, count: number): Uint8Array {
@@ -182,27 +169,6 @@ test('both builds agree on scans', () => {
   }
   for (const t of builds) t.free();
 });
-
-function bruteAligned(a: Uint8Array, b: Uint8Array, unit: number, maxShift: number, minOverlap: number): number {
-  const na = a.length / unit;
-  const nb = b.length / unit;
-  if (na === 0 || nb === 0) return 0;
-  let best = -1;
-  for (let o = -maxShift; o <= maxShift; o++) {
-    let d = 0;
-    let overlap = 0;
-    for (let i = 0; i < na; i++) {
-      const j = i + o;
-      if (j < 0 || j >= nb) continue;
-      overlap++;
-      d += bruteDistance(a, b, i * unit, (i + 1) * unit, j * unit);
-    }
-    if (overlap >= minOverlap) best = Math.max(best, bruteSimilarity(d, overlap * unit * 8));
-  }
-  if (best >= 0) return best;
-  const n = Math.min(na, nb);
-  return bruteSimilarity(bruteDistance(a, b, 0, n * unit, 0), n * unit * 8);
-}
 
 test('alignedSimilarity equals brute force on random sequences', () => {
   const r = rng(77);

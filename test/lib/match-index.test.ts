@@ -6,57 +6,23 @@ import * as assert from 'uvu/assert';
 import { MatchIndex, type IndexedFingerprint, type Match, type MatchQuery } from '../../src/lib/match-index.js';
 import { loadKernel } from '../../src/lib/wasm.js';
 import { rng } from '../helpers/random.js';
+import { bruteAligned, bruteDistance, bruteSimilarity as bruteSimilarityOf } from '../helpers/brute.js';
 
 // ---- brute force ----
 
 const LAYOUT: Record<string, number> = { ImagePHash: 1, AudioChromaprint: 4, VideoPHash: 4 };
-
-function bits(x: number): number {
-  let n = 0;
-  for (; x; x >>= 1) n += x & 1;
-  return n;
-}
 
 function validBands(bands: unknown, bandBytes: number): bands is number[][] {
   return Array.isArray(bands) && bands.length === 8
     && bands.every((b) => Array.isArray(b) && b.length === bandBytes && b.every((v) => Number.isInteger(v) && v >= 0 && v <= 255));
 }
 
-function sim(d: number, nbits: number): number {
-  return Math.floor((100 * (nbits - d)) / nbits);
-}
-
 function bruteSimilarity(type: string, q: number[], s: number[]): number | null {
   if (q.length === 0 || s.length === 0) return null;
-  if (type === 'ImagePHash') {
-    if (q.length !== 8 || s.length !== 8) return null;
-    let d = 0;
-    for (let i = 0; i < 8; i++) d += bits(q[i] ^ s[i]);
-    return sim(d, 64);
-  }
+  if (type === 'ImagePHash') return q.length === 8 && s.length === 8 ? bruteSimilarityOf(bruteDistance(q, s), 64) : null;
   const unit = type === 'AudioChromaprint' ? 4 : 8;
-  const maxShift = type === 'AudioChromaprint' ? 120 : 30;
-  const minOverlap = type === 'AudioChromaprint' ? 32 : 4;
   if (q.length % unit || s.length % unit) return null;
-  const na = q.length / unit;
-  const nb = s.length / unit;
-  let best = -1;
-  for (let o = -maxShift; o <= maxShift; o++) {
-    let d = 0;
-    let overlap = 0;
-    for (let i = 0; i < na; i++) {
-      const j = i + o;
-      if (j < 0 || j >= nb) continue;
-      overlap++;
-      for (let b = 0; b < unit; b++) d += bits(q[i * unit + b] ^ s[j * unit + b]);
-    }
-    if (overlap >= minOverlap) best = Math.max(best, sim(d, overlap * unit * 8));
-  }
-  if (best >= 0) return best;
-  const n = Math.min(na, nb);
-  let d = 0;
-  for (let i = 0; i < n * unit; i++) d += bits(q[i] ^ s[i]);
-  return sim(d, n * unit * 8);
+  return type === 'AudioChromaprint' ? bruteAligned(q, s, unit, 120, 32) : bruteAligned(q, s, unit, 30, 4);
 }
 
 interface Stored { fp: IndexedFingerprint; signedAt: number }
