@@ -53,8 +53,7 @@ async function serveProvenant(dataDir: string): Promise<void> {
     loadConfig({ PORT: '0', HOST: '127.0.0.1', PROVENANT_DATA_DIR: dataDir, PROVENANT_RATE_LIMIT: 'off', PROVENANT_LOG_LEVEL: 'silent', PROVENANT_WORKERS: '2' }),
   );
   const stats = await matchingOf(running.deps).ready;
-  const index = matchingOf(running.deps).index;
-  console.log(JSON.stringify({ url: running.url, load: stats, startMs: Math.round(performance.now() - started), indexBytes: index.bytes() }));
+  console.log(JSON.stringify({ url: running.url, load: stats, startMs: Math.round(performance.now() - started), indexBytes: matchingOf(running.deps).indexBytes() }));
 }
 
 /** A Koa hello-world; with `answerFile`, POST /answer sends that file's bytes as JSON (the transfer cost of an answer alone). */

@@ -80,7 +80,7 @@ function defaultWorkers(): number {
 const TASK_NAME = /^[a-z][a-z0-9-]*$/;
 
 /** dist/workers/<name>.js under the package root; a clear error when it was not compiled. */
-function taskFile(name: string): string {
+export function compiledWorkerFile(name: string): string {
   if (!TASK_NAME.test(name)) throw new RangeError(`bad task name "${name}"`);
   const file = join(packageRoot, 'dist', 'workers', `${name}.js`);
   if (!existsSync(file)) throw new Error(`provenant: ${file} is missing; run "npm run build:ts" to compile the workers`);
@@ -100,7 +100,7 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
   const files = new Map<string, string>();
   const fileFor = (name: string) => {
     let f = files.get(name);
-    if (f === undefined) files.set(name, (f = taskFile(name)));
+    if (f === undefined) files.set(name, (f = compiledWorkerFile(name)));
     return f;
   };
   const piscina = new Piscina({

@@ -13,6 +13,7 @@ import { createLogger, type Logger } from './log.js';
 import { Metrics } from './metrics.js';
 import { loadSecret } from './secrets.js';
 import { closeVerifyCache } from './signit/cache.js';
+import { closeMatching } from './matching/service.js';
 
 export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:8080. */
@@ -89,6 +90,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await stopped;
       clearTimeout(force);
       closeVerifyCache(deps);
+      await closeMatching(deps);
       await closePool(deps.pool);
       await deps.db.close();
       deps.log.info('stopped');

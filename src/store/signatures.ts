@@ -151,11 +151,12 @@ export interface SignaturesStore {
    */
   reducedBySeqs(seqs: readonly number[]): Promise<{ seq: number; signed_at: number; json: string }[]>;
   /**
-   * Perceptual hashes (parsed JSON) and signed_at of the fingerprinted records with
+   * Perceptual hashes (JSON text, as SQLite extracts it from the record: parsed by
+   * whoever indexes them) and signed_at of the fingerprinted records with
    * `afterSeq < seq <= upToSeq`, in seq order: the match index's lean load, in ranges
    * that can be read concurrently.
    */
-  listPerceptualHashes(afterSeq: number, upToSeq: number): Promise<{ seq: number; signed_at: number; perceptual_hash: unknown }[]>;
+  listPerceptualHashes(afterSeq: number, upToSeq: number): Promise<{ seq: number; signed_at: number; perceptual_hash_json: string | null }[]>;
   /** The highest seq stored so far (0 when there is none). */
   lastSeq(): Promise<number>;
   /** Undelivered outbox rows, oldest first (for the webhook dispatcher). */
@@ -427,15 +428,7 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
          WHERE has_fingerprint = 1 AND seq > ? AND seq <= ? ORDER BY seq`,
         [afterSeq, upToSeq],
       );
-      return rows.map((r) => {
-        let perceptual_hash: unknown = null;
-        try {
-          perceptual_hash = r.ph === null ? null : JSON.parse(r.ph);
-        } catch {
-          // not JSON: never matches
-        }
-        return { seq: r.seq, signed_at: r.signed_at, perceptual_hash };
-      });
+      return rows.map((r) => ({ seq: r.seq, signed_at: r.signed_at, perceptual_hash_json: r.ph }));
     },
 
     async lastSeq() {

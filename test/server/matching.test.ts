@@ -420,20 +420,43 @@ test('the index is rebuilt from SQLite at start and kept current by signing', as
   const { matchingOf } = await import('../../src/server/matching/service.js');
   const service = matchingOf(srv.deps);
   const stats = await service.ready;
-  assert.is(service.index.size(), signed.length);
+  await service.flush();
+  assert.is(service.indexSize(), signed.length);
   assert.ok(stats.ms >= 0);
   // a second service over the same store loads every signed fingerprint
   const { MatchingService } = await import('../../src/server/matching/service.js');
   const fresh = new MatchingService(srv.deps);
   const loaded = await fresh.ready;
   assert.is(loaded.records, signed.length);
-  assert.is(fresh.index.size(), signed.length);
+  assert.is(fresh.indexSize(), signed.length);
   const q = { bands: fruitsFp.bands, hash_value: fruitsFp.hash_value };
-  assert.equal(fresh.index.query({ hash_type: 'ImagePHash', ...q }), service.index.query({ hash_type: 'ImagePHash', ...q }));
-  fresh.close();
+  const mine = await service.match(q, ['ImagePHash'], 0);
+  assert.ok(mine.length > 0);
+  assert.equal(await fresh.match(q, ['ImagePHash'], 0), mine);
+  await fresh.close();
   const metrics = await (await fetch(`${srv.url}/metrics`)).text();
   const images = signed.filter((x) => x.fp.hash_type === 'ImagePHash').length;
   assert.match(metrics, `provenant_match_index_fingerprints{hash_type="ImagePHash"} ${images}`);
+});
+
+test('a match index thread that ends is replaced and reloaded from SQLite; answers stay the same', async () => {
+  const { matchingOf } = await import('../../src/server/matching/service.js');
+  const service = matchingOf(srv.deps);
+  await service.flush();
+  const q = { bands: fruitsFp.bands, hash_value: fruitsFp.hash_value };
+  const before = await api('POST', `${S}/verify-fuzzy`, { json: q });
+  assert.is(before.status, 200);
+  const firstReady = service.ready;
+  await service['thread']['worker'].terminate(); // as a crash would end it
+  assert.is.not(service.ready, firstReady);
+  const reloaded = await service.ready;
+  assert.is(reloaded.records, signed.length);
+  // the answer cache was cleared with the old index: this answer comes from the new one
+  const misses = service.answers.misses;
+  const after = await api('POST', `${S}/verify-fuzzy`, { json: q });
+  assert.is(after.status, 200);
+  assert.is(service.answers.misses, misses + 1);
+  assert.equal(after.body, before.body);
 });
 
 test.run();

@@ -232,7 +232,7 @@ test('the match index reads: perceptual hashes by seq range, the last seq, reduc
   // ranges are (after, upTo]: only fingerprinted records, in seq order
   const range = await store.signatures.listPerceptualHashes(seqs[0] - 1, seqs[4]);
   assert.equal(range.map((r) => r.seq), [seqs[0], seqs[1], seqs[2], seqs[4]]);
-  assert.equal(range[0].perceptual_hash, ph);
+  assert.equal(JSON.parse(range[0].perceptual_hash_json!), ph);
   assert.is(range[1].signed_at, withFp[1].record.signed_at);
   assert.equal((await store.signatures.listPerceptualHashes(seqs[1], seqs[2])).map((r) => r.seq), [seqs[2]]);
   // SQLite's JSON of the six reduced fields parses to exactly those fields of the record

@@ -126,6 +126,12 @@ export class AnswerCache {
     }
   }
 
+  /** Forgets every answer (the index was rebuilt). */
+  clear(): void {
+    this.answers.clear();
+    this.bytes = 0;
+  }
+
   /** Whether an answer is kept under `key`, fresh or not (no hit counted, no use noted). */
   has(key: string): boolean {
     return this.answers.has(key);

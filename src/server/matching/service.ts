@@ -1,13 +1,15 @@
 // Perceptual matching (spec 2.3, 4.2, 4.3, 4.11; decisions.md 3): one MatchIndex per
-// server, built from the stored perceptual hashes at start and kept current through
-// the signatures store's observer seam (every sign and publish; revoked signatures
-// keep matching, so revocations change nothing here). Index ids are the records' seqs.
+// server, on a thread of its own (index-thread.ts), built from the stored perceptual
+// hashes at start and kept current through the signatures store's observer seam
+// (every sign and publish; revoked signatures keep matching, so revocations change
+// nothing here). Index ids are the records' seqs.
 import { imagePHashFromGrey72 } from '../../lib/dhash.js';
-import { HASH_TYPES, MATCH_LIMIT, MatchIndex, type Match, type MatchQuery } from '../../lib/match-index.js';
+import { HASH_TYPES, MATCH_LIMIT, type Match, type MatchQuery } from '../../lib/match-index.js';
 import type { Fingerprint, HashType } from '../../lib/types.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { AnswerCache } from './answers.js';
+import { IndexThread } from './index-thread.js';
 
 /** Spec 8: the similarity thresholds. */
 export const VERIFY_FILE_THRESHOLD = 60;
@@ -45,11 +47,11 @@ export interface LoadStats {
   ms: number;
 }
 
-/** The index of one server and its initial load. */
+/** The index of one server (on its own thread) and its initial load. */
 export class MatchingService {
-  readonly index = new MatchIndex();
-  /** Resolves once every stored fingerprint is in the index. */
-  readonly ready: Promise<LoadStats>;
+  private thread: IndexThread;
+  /** Resolves once every stored fingerprint is in the index (again, after the index thread was restarted). */
+  ready: Promise<LoadStats>;
   private readonly unsubscribe: () => void;
   /** seq -> its reduced fields, serialised; records never change. */
   private readonly rowCache = new Map<number, ReducedText>();
@@ -58,66 +60,102 @@ export class MatchingService {
   private rowNext = 0;
   /** Whole answers by query, dropped when a write reaches their candidates. */
   readonly answers = new AnswerCache();
+  private closed = false;
 
   constructor(private readonly deps: ServerDeps) {
     // Subscribe before loading: a record stored meanwhile is added twice at worst,
     // and adding an id again replaces it.
     this.unsubscribe = deps.store.signatures.subscribe({
-      stored: (list) => {
-        for (const s of list) this.addRecord(s.seq, s.record.perceptual_hash, s.record.signed_at);
-      },
+      stored: (list) => this.addRecords(list.map((s) => s.seq), list.map((s) => s.record.perceptual_hash), list.map((s) => s.record.signed_at)),
     });
+    this.thread = this.startThread();
     this.ready = this.load();
-    this.ready.catch((err: Error) => deps.log.error('match index load failed', { error: err.message }));
   }
 
-  /** Indexes one stored fingerprint; false when it cannot match (not a fingerprint, or bands of no known layout). */
-  private addRecord(seq: number, perceptualHash: unknown, signedAt: number): boolean {
-    if (perceptualHash === null || typeof perceptualHash !== 'object') return false;
-    try {
-      const fp = perceptualHash as Fingerprint;
-      if (!this.index.add(seq, fp, Number.isFinite(signedAt) ? signedAt : 0)) return false;
-      this.answers.written(fp.hash_type, fp.bands);
-      return true;
-    } catch {
-      return false; // an unknown hash_type: stored as given, never matched
+  /** A new index thread; when it ends on its own, a new one is loaded from SQLite. */
+  private startThread(): IndexThread {
+    return new IndexThread((err) => {
+      if (this.closed) return;
+      this.deps.log.error('match index thread ended; reloading the index', { error: err.message });
+      this.answers.clear();
+      this.thread = this.startThread();
+      this.ready = this.load();
+    });
+  }
+
+  /**
+   * Indexes stored fingerprints (the observer's; not awaited: the thread takes them in
+   * order, before any later query). Answers their bands could change are stale at once.
+   */
+  private addRecords(seqs: number[], fps: unknown[], signedAt: number[]): void {
+    for (const fp of fps) {
+      const { hash_type, bands } = (fp ?? {}) as Partial<Fingerprint>;
+      if (!HASH_TYPES.includes(hash_type as HashType) || !Array.isArray(bands)) continue; // never indexed
+      try {
+        this.answers.written(hash_type as HashType, bands);
+      } catch {
+        // bands of no layout: never indexed, no answer can change
+      }
     }
+    this.thread.add(seqs, fps, signedAt.map((t) => (Number.isFinite(t) ? t : 0))).catch((err: Error) => {
+      if (!this.closed) this.deps.log.error('match index add failed', { error: err.message });
+    });
   }
 
   /**
    * Reads every stored fingerprint up to the last seq at start (later ones arrive
    * through the observer) in ranges of LOAD_RANGE seqs, LOAD_AHEAD ranges in flight:
-   * SQLite extracts the JSON on its reader connections while this thread parses and
-   * indexes the range before.
+   * SQLite extracts the JSON on its reader connections, the index thread parses and
+   * indexes the ranges before, and this thread only passes the text along.
    */
   private async load(): Promise<LoadStats> {
     const started = performance.now();
-    const last = await this.deps.store.signatures.lastSeq();
+    const thread = this.thread;
     const signatures = this.deps.store.signatures;
     const ranges: ReturnType<typeof signatures.listPerceptualHashes>[] = [];
-    let next = 0;
-    const fetchNext = () => {
-      if (next >= last) return;
-      ranges.push(signatures.listPerceptualHashes(next, Math.min(last, next + LOAD_RANGE)));
-      next += LOAD_RANGE;
-    };
-    for (let i = 0; i < LOAD_AHEAD; i++) fetchNext();
+    const adds: Promise<number>[] = [];
     let records = 0;
-    let indexed = 0;
     try {
+      const last = await signatures.lastSeq();
+      let next = 0;
+      const fetchNext = () => {
+        if (next >= last) return;
+        ranges.push(signatures.listPerceptualHashes(next, Math.min(last, next + LOAD_RANGE)));
+        next += LOAD_RANGE;
+      };
+      for (let i = 0; i < LOAD_AHEAD; i++) fetchNext();
       while (ranges.length > 0) {
         const page = await ranges.shift()!;
         fetchNext();
-        for (const r of page) if (this.addRecord(r.seq, r.perceptual_hash, r.signed_at)) indexed++;
+        adds.push(thread.add(page.map((r) => r.seq), page.map((r) => r.perceptual_hash_json), page.map((r) => (Number.isFinite(r.signed_at) ? r.signed_at : 0))));
         records += page.length;
       }
-    } finally {
-      // a failed range leaves the others to settle without unhandled rejections
-      for (const r of ranges) r.catch(() => {});
+      let indexed = 0;
+      for (const n of await Promise.all(adds)) indexed += n;
+      const stats = { records, indexed, ms: Math.round(performance.now() - started) };
+      this.deps.log.info('match index loaded', { ...stats, bytes: thread.bytes() });
+      return stats;
+    } catch (err) {
+      // a failed range or add leaves the others to settle without unhandled rejections
+      for (const p of [...ranges, ...adds]) p.catch(() => {});
+      if (!this.closed) this.deps.log.error('match index load failed', { error: (err as Error).message });
+      throw err;
     }
-    const stats = { records, indexed, ms: Math.round(performance.now() - started) };
-    this.deps.log.info('match index loaded', { ...stats, bytes: this.index.bytes() });
-    return stats;
+  }
+
+  /** Resolves once every fingerprint stored so far is in the index (sizes and bytes current). */
+  async flush(): Promise<void> {
+    await this.ready;
+    await this.thread.flush();
+  }
+
+  /** Entries held of one type (or all), and the index's WebAssembly bytes, as of the last add. */
+  indexSize(hashType?: HashType): number {
+    return hashType === undefined ? this.thread.total() : this.thread.size(hashType);
+  }
+
+  indexBytes(): number {
+    return this.thread.bytes();
   }
 
   /**
@@ -126,8 +164,7 @@ export class MatchingService {
    */
   async match(query: Omit<MatchQuery, 'hash_type'>, hashTypes: readonly HashType[], threshold: number): Promise<MatchedRecord[]> {
     await this.ready;
-    const found = hashTypes.flatMap((hash_type) =>
-      this.index.query({ bands: query.bands, hash_value: query.hash_value, hash_type }, { threshold, limit: MATCH_LIMIT }));
+    const found = await this.thread.query({ bands: query.bands, hash_value: query.hash_value }, hashTypes, threshold, MATCH_LIMIT);
     if (found.length === 0) return [];
     const rows = await this.reducedRows(found);
     const out: MatchedRecord[] = [];
@@ -192,15 +229,16 @@ export class MatchingService {
     this.rowCache.set(seq, row);
   }
 
-  close(): void {
+  /** Stops taking writes and ends the index thread. */
+  async close(): Promise<void> {
+    this.closed = true;
     this.unsubscribe();
-    this.index.free();
+    this.ready.catch(() => {});
+    await this.thread.close();
   }
 }
 
 const services = new WeakMap<ServerDeps, MatchingService>();
-// A server's index lives as long as its deps; its WebAssembly memory is handed back after.
-const freeIndex = new FinalizationRegistry<MatchIndex>((index) => index.free());
 
 /** The matching service of this server, made (and its load started) on first call. */
 export function matchingOf(deps: ServerDeps): MatchingService {
@@ -208,11 +246,10 @@ export function matchingOf(deps: ServerDeps): MatchingService {
   if (!service) {
     service = new MatchingService(deps);
     services.set(deps, service);
-    freeIndex.register(deps, service.index);
-    const index = service.index;
+    const made = service;
     deps.metrics.gauge('provenant_match_index_fingerprints', 'Fingerprints in the perceptual match index', ['hash_type'], () =>
-      HASH_TYPES.map((t) => ({ labels: { hash_type: t }, value: index.size(t) })));
-    deps.metrics.gauge('provenant_match_index_bytes', 'WebAssembly memory held by the perceptual match index', [], () => index.bytes());
+      HASH_TYPES.map((t) => ({ labels: { hash_type: t }, value: made.indexSize(t) })));
+    deps.metrics.gauge('provenant_match_index_bytes', 'WebAssembly memory held by the perceptual match index', [], () => made.indexBytes());
     const answers = service.answers;
     deps.metrics.gauge('provenant_match_answers', 'Perceptual match answers by source since start (cache or index)', ['source'], () => [
       { labels: { source: 'cache' }, value: answers.hits },
@@ -220,6 +257,13 @@ export function matchingOf(deps: ServerDeps): MatchingService {
     ]);
   }
   return service;
+}
+
+/** Ends this server's matching service (its index thread), if it was made. */
+export async function closeMatching(deps: ServerDeps): Promise<void> {
+  const service = services.get(deps);
+  services.delete(deps);
+  await service?.close();
 }
 
 /**

@@ -1,0 +1,39 @@
+// The match index thread (not a Piscina task: it holds state). One MatchIndex lives
+// here, off the server's event loop; src/server/matching/index-thread.ts posts it
+// adds and queries. Messages are handled in the order they were posted, so a query
+// sees every add posted before it.
+import { parentPort } from 'node:worker_threads';
+import { HASH_TYPES, MatchIndex, type IndexedFingerprint } from '../src/lib/match-index.js';
+import type { IndexReply, IndexRequest } from '../src/server/matching/index-thread.js';
+
+const index = new MatchIndex();
+const port = parentPort!;
+
+function handle(req: IndexRequest): IndexReply {
+  if (req.op === 'add') {
+    let indexed = 0;
+    for (let i = 0; i < req.ids.length; i++) {
+      try {
+        // the initial load sends the JSON text SQLite extracted: parsed here, off the event loop
+        const fp = req.fps[i];
+        if (index.add(req.ids[i], (typeof fp === 'string' ? JSON.parse(fp) : fp) as IndexedFingerprint, req.signedAt[i])) indexed++;
+      } catch {
+        // not JSON, not a fingerprint, or an unknown hash_type: stored as given, never matched
+      }
+    }
+    return { n: req.n, indexed, sizes: HASH_TYPES.map((t) => index.size(t)), bytes: index.bytes() };
+  }
+  const { bands, hash_value } = req.query;
+  const matches = req.types.flatMap((hash_type) => index.query({ hash_type, bands, hash_value }, { threshold: req.threshold, limit: req.limit }));
+  return { n: req.n, matches };
+}
+
+port.on('message', (req: IndexRequest) => {
+  let reply: IndexReply;
+  try {
+    reply = handle(req);
+  } catch (e) {
+    reply = { n: req.n, error: (e as Error).message };
+  }
+  port.postMessage(reply);
+});
