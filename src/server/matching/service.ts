@@ -145,8 +145,20 @@ export class MatchingService {
 
   /** Resolves once every fingerprint stored so far is in the index (sizes and bytes current). */
   async flush(): Promise<void> {
-    await this.ready;
+    await this.loaded();
     await this.thread.flush();
+  }
+
+  /**
+   * Waits for the initial load, and for the load of a thread that replaced the index
+   * thread meanwhile (see startThread). The caller posts to the thread in the same
+   * tick: a replacement (the old thread's exit event) cannot come in between.
+   */
+  private async loaded(): Promise<void> {
+    for (let ready = this.ready; ; ready = this.ready) {
+      await ready;
+      if (ready === this.ready) return;
+    }
   }
 
   /** Entries held of one type (or all), and the index's WebAssembly bytes, as of the last add. */
@@ -163,7 +175,7 @@ export class MatchingService {
    * similarities kept), best first, at most 100, with their reduced fields.
    */
   async match(query: Omit<MatchQuery, 'hash_type'>, hashTypes: readonly HashType[], threshold: number): Promise<MatchedRecord[]> {
-    await this.ready;
+    await this.loaded();
     const found = await this.thread.query({ bands: query.bands, hash_value: query.hash_value }, hashTypes, threshold, MATCH_LIMIT);
     if (found.length === 0) return [];
     const rows = await this.reducedRows(found);
