@@ -54,6 +54,14 @@ async function serveProvenant(dataDir: string): Promise<void> {
   );
   const stats = await matchingOf(running.deps).ready;
   console.log(JSON.stringify({ url: running.url, load: stats, startMs: Math.round(performance.now() - started), indexBytes: matchingOf(running.deps).indexBytes() }));
+  // SIGUSR2: print the event loop's delay since the last one (ms), then start over
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  process.on('SIGUSR2', () => {
+    console.log(JSON.stringify({ loopDelayMs: { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 } }));
+    delay.reset();
+  });
 }
 
 /** A Koa hello-world; with `answerFile`, POST /answer sends that file's bytes as JSON (the transfer cost of an answer alone). */
@@ -137,6 +145,22 @@ function child(args: string[]): Promise<{ proc: ChildProcess; info: any }> {
   });
 }
 
+/** The provenant child's event-loop delay since the last call (its SIGUSR2 handler). */
+function loopDelay(proc: ChildProcess): Promise<{ p50: number; p99: number; max: number }> {
+  return new Promise((resolve) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      proc.stdout!.off('data', onData);
+      resolve(JSON.parse(out.slice(0, nl)).loopDelayMs);
+    };
+    proc.stdout!.on('data', onData);
+    proc.kill('SIGUSR2');
+  });
+}
+
 function stop(proc: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     proc.removeAllListeners('exit');
@@ -207,6 +231,7 @@ async function main(): Promise<void> {
   // mostly not in the server's row cache, so this adds their fetch from SQLite.
   const nextQuery = xorshift(777);
   let empty = 0;
+  await loopDelay(prov.proc); // start the event-loop delay histogram afresh
   const varied = await load({
     url: `${prov.info.url}/api/v1/sign-it/verify-fuzzy`, method: 'POST', connections: 16, duration: DURATION_S,
     headers: { 'content-type': 'application/json' },
@@ -221,6 +246,7 @@ async function main(): Promise<void> {
         if (!b.includes('"count":100')) empty++;
       }),
   });
+  const variedDelay = await loopDelay(prov.proc);
 
   const image = readFileSync(join(ROOT, 'test', 'fixtures', 'media', 'fruits.jpg'));
   const files = await load({
@@ -247,7 +273,7 @@ async function main(): Promise<void> {
   console.log(`Koa hello-world (the peer): ${rounds.map((r) => rps(r.hello).toFixed(0)).join(' / ')} req/s in the ${ROUNDS} rounds (median ${helloRps.toFixed(0)})`);
   console.log(`the same Koa sending the ${probeText.length}-byte answer from memory: ${(100 * ratio((r) => r.answer)).toFixed(0)} % of hello-world (median; rounds ${perRound((r) => r.answer)} %)`);
   console.log(`POST /verify-fuzzy, the same query repeated (${probe.count} matches per answer; from the answer cache): ${(100 * ratio((r) => r.fuzzy)).toFixed(0)} % of hello-world (median; rounds ${perRound((r) => r.fuzzy)} %), ${median(rounds.map((r) => rps(r.fuzzy))).toFixed(0)} req/s, p99 ${median(rounds.map((r) => r.fuzzy.latency.p99))} ms; ${(100 * median(rounds.map((r) => rps(r.fuzzy) / rps(r.answer)))).toFixed(0)} % of the Koa sending the answer`);
-  console.log(`POST /verify-fuzzy, a random query per request (${varied['2xx']} answers, ${empty} with fewer than 100 matches) ${rps(varied).toFixed(0)} req/s (p99 ${varied.latency.p99} ms) = ${pct(varied)}`);
+  console.log(`POST /verify-fuzzy, a random query per request (${varied['2xx']} answers, ${empty} with fewer than 100 matches) ${rps(varied).toFixed(0)} req/s (p99 ${varied.latency.p99} ms) = ${pct(varied)}; the server's event-loop delay meanwhile p50 / p99 / max ${variedDelay.p50.toFixed(2)} / ${variedDelay.p99.toFixed(2)} / ${variedDelay.max.toFixed(1)} ms`);
   console.log(`POST /verify-fuzzy, no candidates (the endpoint without index work): ${(100 * ratio((r) => r.none)).toFixed(0)} % of hello-world (median; rounds ${perRound((r) => r.none)} %), p99 ${median(rounds.map((r) => r.none.latency.p99))} ms`);
   console.log(`POST /verify-file fruits.jpg (82 KB), 4 concurrent: ${rps(files).toFixed(1)} files/s, ${files['2xx']} ok, ${files.non2xx} non-2xx; peak RSS ${rssAfterFiles.toFixed(0)} MB`);
   console.log(`POST /verify-file flood: 32 connections x 20 MB: ${flood['2xx']} answered 200, ${flood.non2xx} non-2xx (503 busy beyond ${2 * 2} in flight), ${flood.errors} socket errors; peak RSS ${rssPeak.toFixed(0)} MB`);
