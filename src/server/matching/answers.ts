@@ -7,8 +7,9 @@
 // and nothing leaves the index. So each answer remembers the index's write tick from
 // before it was computed and is stale once a write has touched its candidates since:
 // for images, any of the query's 8 band buckets (position, byte); for audio and video,
-// anything of its hash types. Writes elsewhere leave it valid. Once their bytes or their count pass the budget, the
-// oldest answers not used since they were stored go first (second chance).
+// anything of its hash types. Writes elsewhere leave it valid. Once their bytes or
+// their count pass the budget, the oldest answers go first, except that one served
+// since it was stored moves to the back once (second chance).
 import type { HashType } from '../../lib/types.js';
 
 /** Bytes of answers kept (each is at most about 30 KB: 100 reduced records). */

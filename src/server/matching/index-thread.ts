@@ -90,6 +90,11 @@ export class IndexThread {
     return (await this.request({ op: 'query', query, types, threshold, limit })).matches!;
   }
 
+  /** False once the thread has ended or was closed. */
+  get alive(): boolean {
+    return !this.closed;
+  }
+
   /** Resolves once everything posted before has been handled (and its answers are in). */
   async flush(): Promise<void> {
     await this.request({ op: 'query', query: { bands: [] }, types: [], threshold: 0, limit: 0 });

@@ -17,6 +17,8 @@ export const VERIFY_FUZZY_THRESHOLD = 70;
 /** Seqs per range read during the initial load, and ranges read ahead. */
 const LOAD_RANGE = 10_000;
 const LOAD_AHEAD = 3;
+/** Longest pause before a crashed index thread is restarted. */
+const MAX_RESTART_PAUSE_MS = 60_000;
 /** Serialised reduced rows kept in memory (first in, first out; about 300 bytes each). */
 const ROW_CACHE_SIZE = 50_000;
 /** Most values accepted in a verify-fuzzy hash_value (120 s of audio is about 1,300 words). */
@@ -61,6 +63,8 @@ export class MatchingService {
   /** Whole answers by query, dropped when a write reaches their candidates. */
   readonly answers = new AnswerCache();
   private closed = false;
+  /** How long to wait before the next restart of the index thread (see startThread). */
+  private restartPauseMs = 0;
 
   constructor(private readonly deps: ServerDeps) {
     // Subscribe before loading: a record stored meanwhile is added twice at worst,
@@ -70,16 +74,31 @@ export class MatchingService {
     });
     this.thread = this.startThread();
     this.ready = this.load();
+    this.ready.catch(() => {}); // load() logged it; queries see the rejection
   }
 
-  /** A new index thread; when it ends on its own, a new one is loaded from SQLite. */
+  /**
+   * A new index thread. When it ends on its own (a crash), the answer cache is emptied
+   * and a new thread is loaded from SQLite, after a pause that doubles with each crash
+   * not followed by a full load (1 s up to 60 s), so a thread that cannot start does
+   * not spin; queries wait for the new load.
+   */
   private startThread(): IndexThread {
     return new IndexThread((err) => {
       if (this.closed) return;
-      this.deps.log.error('match index thread ended; reloading the index', { error: err.message });
+      const pause = this.restartPauseMs;
+      this.restartPauseMs = Math.min(MAX_RESTART_PAUSE_MS, Math.max(1000, 2 * pause));
+      this.deps.log.error('match index thread ended; reloading the index', { error: err.message, after_ms: pause });
       this.answers.clear();
-      this.thread = this.startThread();
-      this.ready = this.load();
+      this.ready = (async () => {
+        if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause).unref());
+        if (this.closed) throw new Error('the matching service is closed');
+        this.thread = this.startThread();
+        const stats = await this.load();
+        this.restartPauseMs = 0;
+        return stats;
+      })();
+      this.ready.catch(() => {});
     });
   }
 
@@ -97,6 +116,8 @@ export class MatchingService {
         // bands of no layout: never indexed, no answer can change
       }
     }
+    // a thread that ended is being replaced: the new one's load reads these from SQLite
+    if (!this.thread.alive) return;
     this.thread.add(seqs, fps, signedAt.map((t) => (Number.isFinite(t) ? t : 0))).catch((err: Error) => {
       if (!this.closed) this.deps.log.error('match index add failed', { error: err.message });
     });
