@@ -14,7 +14,7 @@ import { IndexThread } from './index-thread.js';
 /** Spec 8: the similarity thresholds. */
 export const VERIFY_FILE_THRESHOLD = 60;
 export const VERIFY_FUZZY_THRESHOLD = 70;
-/** Seqs per range read during the initial load, and ranges read ahead. */
+/** Seqs per range read during the initial load, and ranges read ahead (and waiting to be indexed). */
 const LOAD_RANGE = 10_000;
 const LOAD_AHEAD = 3;
 /** Longest pause before a crashed index thread is restarted. */
@@ -145,13 +145,16 @@ export class MatchingService {
         next += LOAD_RANGE;
       };
       for (let i = 0; i < LOAD_AHEAD; i++) fetchNext();
+      let indexed = 0;
       while (ranges.length > 0) {
         const page = await ranges.shift()!;
         fetchNext();
+        // at most LOAD_AHEAD ranges wait for the thread too: memory stays bounded when
+        // SQLite reads faster than the thread indexes
+        if (adds.length >= LOAD_AHEAD) indexed += await adds.shift()!;
         adds.push(thread.add(page.map((r) => r.seq), page.map((r) => r.perceptual_hash_json), page.map((r) => (Number.isFinite(r.signed_at) ? r.signed_at : 0))));
         records += page.length;
       }
-      let indexed = 0;
       for (const n of await Promise.all(adds)) indexed += n;
       const stats = { records, indexed, ms: Math.round(performance.now() - started) };
       this.deps.log.info('match index loaded', { ...stats, bytes: thread.bytes() });
