@@ -151,7 +151,7 @@ export interface SignaturesStore {
    */
   reducedBySeqs(seqs: readonly number[]): Promise<{ seq: number; signed_at: number; json: string }[]>;
   /**
-   * Perceptual hashes (JSON text, as SQLite extracts it from the record: parsed by
+   * Perceptual hashes (JSON text, as SQLite's -> extracts it from the record: parsed by
    * whoever indexes them) and signed_at of the fingerprinted records with
    * `afterSeq < seq <= upToSeq`, in seq order: the match index's lean load, in ranges
    * that can be read concurrently.
@@ -424,7 +424,7 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
 
     async listPerceptualHashes(afterSeq, upToSeq) {
       const rows = await db.all<{ seq: number; signed_at: number; ph: string | null }>(
-        `SELECT seq, signed_at, json_extract(record, '$.perceptual_hash') AS ph FROM signatures
+        `SELECT seq, signed_at, record->'$.perceptual_hash' AS ph FROM signatures
          WHERE has_fingerprint = 1 AND seq > ? AND seq <= ? ORDER BY seq`,
         [afterSeq, upToSeq],
       );
