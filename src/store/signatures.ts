@@ -412,14 +412,23 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
     async reducedBySeqs(seqs) {
       if (seqs.length === 0) return [];
       const marks = seqs.map(() => '?').join(', ');
-      // built in SQLite (a libuv thread), not parsed and re-serialised on the event loop
-      return db.all<{ seq: number; signed_at: number; json: string }>(
-        `SELECT seq, signed_at, json_object(
+      // Built in SQLite (a libuv thread), not parsed and re-serialised on the event loop,
+      // and handed over as one text, a line "seq,signed_at,json" per record: turning 100
+      // rows into JS objects costs the event loop more than splitting one string. JSON
+      // text from json_object holds no raw line feed (control characters are escaped).
+      const row = await db.get<{ lines: string | null }>(
+        `SELECT group_concat(seq || ',' || signed_at || ',' || json_object(
            'file_hash', record->'$.file_hash', 'signer', record->'$.signer', 'signed_at', record->'$.signed_at',
            'intent', record->'$.intent', 'ai_generation', record->'$.ai_generation', 'content_rights', record->'$.content_rights'
-         ) AS json FROM signatures WHERE seq IN (${marks})`,
+         ), char(10)) AS lines FROM signatures WHERE seq IN (${marks})`,
         [...seqs],
       );
+      if (!row?.lines) return [];
+      return row.lines.split('\n').map((line) => {
+        const a = line.indexOf(',');
+        const b = line.indexOf(',', a + 1);
+        return { seq: Number(line.slice(0, a)), signed_at: Number(line.slice(a + 1, b)), json: line.slice(b + 1) };
+      });
     },
 
     async listPerceptualHashes(afterSeq, upToSeq) {

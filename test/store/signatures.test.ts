@@ -245,6 +245,8 @@ test('the match index reads: perceptual hashes by seq range, the last seq, reduc
     assert.equal(Object.keys(JSON.parse(r.json)), Object.keys(fields)); // in this order
     assert.is(r.signed_at, rec.signed_at);
   }
+  assert.equal(await store.signatures.reducedBySeqs([999_999_999]), []);
+  assert.equal(await store.signatures.reducedBySeqs([]), []);
 });
 
 function runChild(count: number, userId: string, killAfterMs: number): Promise<{ signer: string; committed: boolean; signal: string | null; began: boolean }> {
