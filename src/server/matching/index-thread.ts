@@ -13,6 +13,9 @@ export type IndexRequest =
   | { op: 'add'; n: number; ids: number[]; fps: unknown[]; signedAt: number[] }
   | { op: 'query'; n: number; query: Omit<MatchQuery, 'hash_type'>; types: readonly HashType[]; threshold: number; limit: number };
 
+/** A request as posted, before its number is given (Omit over each member of the union). */
+type Unnumbered<R> = R extends unknown ? Omit<R, 'n'> : never;
+
 export interface IndexReply {
   n: number;
   error?: string;
@@ -67,7 +70,7 @@ export class IndexThread {
     });
   }
 
-  private request(req: IndexRequest extends infer R ? (R extends unknown ? Omit<R, 'n'> : never) : never): Promise<IndexReply> {
+  private request(req: Unnumbered<IndexRequest>): Promise<IndexReply> {
     if (this.closed) return Promise.reject(new IndexThreadError('the match index thread is closed'));
     const n = this.nextRequest++;
     return new Promise((resolve, reject) => {
