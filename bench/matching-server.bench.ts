@@ -36,7 +36,7 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (opts: LoadOp
 
 const STORED = Number(process.env.MATCH_SERVER_STORED ?? 1_000_000);
 const DURATION_S = Number(process.env.MATCH_SERVER_SECONDS ?? 8);
-/** Rounds of (hello-world, Koa sending the answer, the repeated query), each run ROUND_S seconds. */
+/** Rounds of (hello-world, Koa sending the answer, the repeated query, no candidates), each run ROUND_S seconds. */
 const ROUNDS = 5;
 const ROUND_S = Math.max(2, Math.round(DURATION_S / 2.5));
 const SELF = fileURLToPath(import.meta.url);
