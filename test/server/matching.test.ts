@@ -458,6 +458,14 @@ test('a match index thread that ends is replaced and reloaded from SQLite; answe
   assert.is(service.answers.misses, misses + 1);
   assert.is((await service.ready).records, signed.length);
   assert.equal(after.body, before.body);
+  // a thread that ends during the initial load: a query already waiting for that load
+  // is answered from the replacement's
+  const { MatchingService } = await import('../../src/server/matching/service.js');
+  const fresh = new MatchingService(srv.deps);
+  const waiting = fresh.match(q, ['ImagePHash'], 0);
+  await fresh['thread']['worker'].terminate();
+  assert.equal(await waiting, await service.match(q, ['ImagePHash'], 0));
+  await fresh.close();
 });
 
 test.run();

@@ -180,7 +180,12 @@ export class MatchingService {
    */
   private async loaded(): Promise<void> {
     for (let ready = this.ready; ; ready = this.ready) {
-      await ready;
+      try {
+        await ready;
+      } catch (err) {
+        if (ready === this.ready) throw err;
+        continue; // that load failed with its thread; the replacement's counts
+      }
       if (ready === this.ready) return;
     }
   }
