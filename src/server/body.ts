@@ -49,31 +49,46 @@ function tooLarge(limit: number): ApiError {
 /**
  * Reads the whole request body, failing with 413 payload_too_large as soon as the
  * declared length or the bytes received exceed `limitBytes` (nothing more is buffered).
+ * The chunks are joined at the end; with `intoDeclared` and a Content-Length they are
+ * instead copied as they arrive into one buffer of the declared size: no second copy
+ * at the end (for a 50 MB upload, a 50 MB copy on the event loop and twice the memory
+ * meanwhile), at the price of reserving the declared size up front, so only for
+ * callers that bound how many bodies are read at once (the upload routes).
  */
-export async function readRawBody(ctx: Context, limitBytes: number): Promise<Buffer> {
+export async function readRawBody(ctx: Context, limitBytes: number, intoDeclared = false): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || NaN);
   if (Number.isFinite(declared) && declared > limitBytes) {
     discardBody(ctx);
     throw tooLarge(limitBytes);
   }
+  // allocUnsafe: every byte handed back is one received (the rest is cut off below)
+  const whole = intoDeclared && Number.isSafeInteger(declared) && declared >= 0 ? Buffer.allocUnsafe(declared) : null;
   const chunks: Buffer[] = [];
   let size = 0;
   return new Promise<Buffer>((resolve, reject) => {
     const req = ctx.req;
     const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limitBytes) {
+      if (size + chunk.length > limitBytes) {
         cleanup();
         chunks.length = 0;
         discardBody(ctx);
         reject(tooLarge(limitBytes));
         return;
       }
-      chunks.push(chunk);
+      if (whole === null) chunks.push(chunk);
+      else if (size + chunk.length <= whole.length) chunk.copy(whole, size);
+      else {
+        // more than declared: node's parser never passes that on; refused all the same
+        cleanup();
+        discardBody(ctx);
+        reject(new ApiError('invalid_request', 'The body is longer than its Content-Length.'));
+        return;
+      }
+      size += chunk.length;
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, size));
+      resolve(whole === null ? Buffer.concat(chunks, size) : whole.subarray(0, size));
     };
     const onError = (err: Error) => {
       cleanup();

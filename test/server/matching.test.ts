@@ -389,6 +389,14 @@ test('fingerprint: 401 without a token; the fingerprint of a file, or null', asy
   }
   const big = await rawPost(`${S}/fingerprint`, { authorization: `Bearer ${token}`, 'content-length': UPLOAD_LIMIT_BYTES + 1 }, null, 0);
   assert.is(big.status, 413);
+  // chunked (joined at the end) and with a Content-Length (copied into one buffer as
+  // it arrives) upload the same bytes
+  const file = Buffer.from(media('fruits.jpg'));
+  for (const headers of [{ 'transfer-encoding': 'chunked' }, { 'content-length': file.length }] as Record<string, string | number>[]) {
+    const r = await rawPost(`${S}/fingerprint`, { authorization: `Bearer ${token}`, ...headers }, file, file.length);
+    assert.is(r.status, 200);
+    assert.equal(JSON.parse(r.body), { fingerprint: fruitsFp }, JSON.stringify(headers));
+  }
 });
 
 test('verify-fuzzy: a repeated query is answered from the cache until a sign reaches its candidates', async () => {

@@ -64,10 +64,12 @@ export function poolOf(deps: ServerDeps): FingerprintPool {
 /**
  * Reads the raw body, up to 50 MB: 413 payload_too_large before reading when
  * Content-Length says more, and as soon as the bytes received pass the limit while
- * streaming (chunked bodies); nothing beyond the limit is kept.
+ * streaming (chunked bodies); nothing beyond the limit is kept. With a Content-Length
+ * the bytes go straight into one buffer of that size (the gate bounds how many are
+ * read at once).
  */
 export function readUpload(ctx: Context): Promise<Buffer> {
-  return readRawBody(ctx, UPLOAD_LIMIT_BYTES);
+  return readRawBody(ctx, UPLOAD_LIMIT_BYTES, true);
 }
 
 /**
