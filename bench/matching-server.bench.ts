@@ -145,6 +145,8 @@ function child(args: string[]): Promise<{ proc: ChildProcess; info: any }> {
   });
 }
 
+const delayText = (d: { p50: number; p99: number; max: number }) => `p50 / p99 / max ${d.p50.toFixed(2)} / ${d.p99.toFixed(2)} / ${d.max.toFixed(1)} ms`;
+
 /** The provenant child's event-loop delay since the last call (its SIGUSR2 handler). */
 function loopDelay(proc: ChildProcess): Promise<{ p50: number; p99: number; max: number }> {
   return new Promise((resolve) => {
@@ -249,17 +251,20 @@ async function main(): Promise<void> {
   const variedDelay = await loopDelay(prov.proc);
 
   const image = readFileSync(join(ROOT, 'test', 'fixtures', 'media', 'fruits.jpg'));
+  await loopDelay(prov.proc);
   const files = await load({
     url: `${prov.info.url}/api/v1/sign-it/verify-file`, method: 'POST', connections: 4, duration: DURATION_S, body: image,
     headers: { 'content-type': 'application/octet-stream' },
   });
   const rssAfterFiles = peakRssMb(prov.proc.pid!);
+  const filesDelay = await loopDelay(prov.proc);
   const big = randomBytes(20 << 20);
   const flood = await load({
     url: `${prov.info.url}/api/v1/sign-it/verify-file`, method: 'POST', connections: 32, duration: Math.min(DURATION_S, 6), body: big,
     headers: { 'content-type': 'application/octet-stream' },
   });
   const rssPeak = peakRssMb(prov.proc.pid!);
+  const floodDelay = await loopDelay(prov.proc);
   await stop(prov.proc);
 
   const rps = (r: LoadResult) => r.requests.average;
@@ -273,10 +278,10 @@ async function main(): Promise<void> {
   console.log(`Koa hello-world (the peer): ${rounds.map((r) => rps(r.hello).toFixed(0)).join(' / ')} req/s in the ${ROUNDS} rounds (median ${helloRps.toFixed(0)})`);
   console.log(`the same Koa sending the ${probeText.length}-byte answer from memory: ${(100 * ratio((r) => r.answer)).toFixed(0)} % of hello-world (median; rounds ${perRound((r) => r.answer)} %)`);
   console.log(`POST /verify-fuzzy, the same query repeated (${probe.count} matches per answer; from the answer cache): ${(100 * ratio((r) => r.fuzzy)).toFixed(0)} % of hello-world (median; rounds ${perRound((r) => r.fuzzy)} %), ${median(rounds.map((r) => rps(r.fuzzy))).toFixed(0)} req/s, p99 ${median(rounds.map((r) => r.fuzzy.latency.p99))} ms; ${(100 * median(rounds.map((r) => rps(r.fuzzy) / rps(r.answer)))).toFixed(0)} % of the Koa sending the answer`);
-  console.log(`POST /verify-fuzzy, a random query per request (${varied['2xx']} answers, ${empty} with fewer than 100 matches) ${rps(varied).toFixed(0)} req/s (p99 ${varied.latency.p99} ms) = ${pct(varied)}; the server's event-loop delay meanwhile p50 / p99 / max ${variedDelay.p50.toFixed(2)} / ${variedDelay.p99.toFixed(2)} / ${variedDelay.max.toFixed(1)} ms`);
+  console.log(`POST /verify-fuzzy, a random query per request (${varied['2xx']} answers, ${empty} with fewer than 100 matches) ${rps(varied).toFixed(0)} req/s (p99 ${varied.latency.p99} ms) = ${pct(varied)}; the server's event-loop delay meanwhile ${delayText(variedDelay)}`);
   console.log(`POST /verify-fuzzy, no candidates (the endpoint without index work): ${(100 * ratio((r) => r.none)).toFixed(0)} % of hello-world (median; rounds ${perRound((r) => r.none)} %), ${median(rounds.map((r) => rps(r.none))).toFixed(0)} req/s, p99 ${median(rounds.map((r) => r.none.latency.p99))} ms`);
-  console.log(`POST /verify-file fruits.jpg (82 KB), 4 concurrent: ${rps(files).toFixed(1)} files/s, ${files['2xx']} ok, ${files.non2xx} non-2xx; peak RSS ${rssAfterFiles.toFixed(0)} MB`);
-  console.log(`POST /verify-file flood: 32 connections x 20 MB: ${flood['2xx']} answered 200, ${flood.non2xx} non-2xx (503 busy beyond ${2 * 2} in flight), ${flood.errors} socket errors; peak RSS ${rssPeak.toFixed(0)} MB`);
+  console.log(`POST /verify-file fruits.jpg (82 KB), 4 concurrent: ${rps(files).toFixed(1)} files/s, ${files['2xx']} ok, ${files.non2xx} non-2xx; peak RSS ${rssAfterFiles.toFixed(0)} MB; event-loop delay ${delayText(filesDelay)}`);
+  console.log(`POST /verify-file flood: 32 connections x 20 MB: ${flood['2xx']} answered 200, ${flood.non2xx} non-2xx (503 busy beyond ${2 * 2} in flight), ${flood.errors} socket errors; peak RSS ${rssPeak.toFixed(0)} MB; event-loop delay ${delayText(floodDelay)}`);
 }
 
 const mode = process.argv[2];
