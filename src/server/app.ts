@@ -39,8 +39,10 @@ export function createApp(deps: ServerDeps): Koa<AppState> {
   for (const [prefix, make] of FEATURES) {
     const router = make(deps);
     if (prefix) router.prefix(prefix);
-    app.use(underPrefix(prefix, router.routes()));
-    app.use(underPrefix(prefix, router.allowedMethods({ throw: true })));
+    const routes = router.routes();
+    const allowed = router.allowedMethods({ throw: true });
+    // the router's routes, then its 405/501 answers, as two app.use calls would run them
+    app.use(underPrefix(prefix, (ctx: Parameters<typeof allowed>[0], next: Next) => routes(ctx, () => allowed(ctx, next))));
   }
   return app;
 }
@@ -53,5 +55,8 @@ export function createApp(deps: ServerDeps): Koa<AppState> {
 function underPrefix<C extends { path: string }, R>(prefix: string, middleware: (ctx: C, next: Next) => R): (ctx: C, next: Next) => R | Promise<void> {
   if (prefix === '') return middleware;
   const under = `${prefix}/`;
-  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(under) ? middleware(ctx, next) : next());
+  return (ctx, next) => {
+    const path = ctx.path;
+    return path === prefix || path.startsWith(under) ? middleware(ctx, next) : next();
+  };
 }
