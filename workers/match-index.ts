@@ -16,7 +16,8 @@ function handle(req: IndexRequest): IndexReply {
       try {
         // the initial load sends the JSON text SQLite extracted: parsed here, off the event loop
         const fp = req.fps[i];
-        if (index.add(req.ids[i], (typeof fp === 'string' ? JSON.parse(fp) : fp) as IndexedFingerprint, req.signedAt[i])) indexed++;
+        const at = req.signedAt[i]; // a record's signed_at that is not a finite number sorts as 0
+        if (index.add(req.ids[i], (typeof fp === 'string' ? JSON.parse(fp) : fp) as IndexedFingerprint, Number.isFinite(at) ? at : 0)) indexed++;
       } catch {
         // not JSON, not a fingerprint, or an unknown hash_type: stored as given, never matched
       }

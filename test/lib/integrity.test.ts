@@ -335,19 +335,11 @@ test('chi-square survival function: closed forms and table values', () => {
 /** Plain-TS chi-square and SPA for one channel (the reference). */
 function referenceLsb(px: Uint8Array, w: number, h: number, ch: number, c: number) {
   const hist = new Array(256).fill(0);
-  let x = 0, y = 0, z = 0, wc = 0, P = 0;
+  const pairs = newPairs();
   for (let r = 0; r < h; r++) for (let col = 0; col < w; col++) {
     const v = px[(r * w + col) * ch + c];
     hist[v]++;
-    if (col === 0) continue;
-    const u = px[(r * w + col - 1) * ch + c];
-    if (u >> 1 === 0 || u >> 1 === 127 || v >> 1 === 0 || v >> 1 === 127) continue;
-    P++;
-    if (u === v) z++;
-    else {
-      if ((v % 2 === 0 && u < v) || (v % 2 === 1 && u > v)) x++; else y++;
-      if (u >> 1 === v >> 1) wc++;
-    }
+    if (col > 0) countPair(pairs, px[(r * w + col - 1) * ch + c], v);
   }
   let chi = 0, cats = 0;
   for (let k = 0; k < 128; k++) {
@@ -356,29 +348,37 @@ function referenceLsb(px: Uint8Array, w: number, h: number, ch: number, c: numbe
     chi += (hist[2 * k] - e) ** 2 / e;
     cats++;
   }
-  return { chi, df: cats - 1, spa: spaOf(x, y, z, wc, P), spaVertical: verticalSpa(px, w, h, ch, c) };
+  return { chi, df: cats - 1, spa: spaOf(pairs), spaVertical: verticalSpa(px, w, h, ch, c) };
 }
 
-function spaOf(x: number, y: number, z: number, wc: number, P: number): number {
+/** SPA's pair counts: x, y (differing pairs by parity order), z (equal), wc (same LSB-pair), P (all counted). */
+interface Pairs { x: number; y: number; z: number; wc: number; P: number }
+
+function newPairs(): Pairs {
+  return { x: 0, y: 0, z: 0, wc: 0, P: 0 };
+}
+
+/** Counts the neighbour pair (u, v); pairs touching the extreme LSB-pairs are skipped. */
+function countPair(n: Pairs, u: number, v: number): void {
+  if (u >> 1 === 0 || u >> 1 === 127 || v >> 1 === 0 || v >> 1 === 127) return;
+  n.P++;
+  if (u === v) n.z++;
+  else {
+    if ((v % 2 === 0 && u < v) || (v % 2 === 1 && u > v)) n.x++; else n.y++;
+    if (u >> 1 === v >> 1) n.wc++;
+  }
+}
+
+function spaOf({ x, y, z, wc, P }: Pairs): number {
   const a = (wc + z) / 2, b = 2 * x - P, cc = y - x;
   const d = Math.sqrt(Math.max(0, b * b - 4 * a * cc));
   return Math.min((-b + d) / (2 * a), (-b - d) / (2 * a));
 }
 
 function verticalSpa(px: Uint8Array, w: number, h: number, ch: number, c: number): number {
-  let x = 0, y = 0, z = 0, wc = 0, P = 0;
-  for (let r = 1; r < h; r++) for (let col = 0; col < w; col++) {
-    const u = px[((r - 1) * w + col) * ch + c];
-    const v = px[(r * w + col) * ch + c];
-    if (u >> 1 === 0 || u >> 1 === 127 || v >> 1 === 0 || v >> 1 === 127) continue;
-    P++;
-    if (u === v) z++;
-    else {
-      if ((v % 2 === 0 && u < v) || (v % 2 === 1 && u > v)) x++; else y++;
-      if (u >> 1 === v >> 1) wc++;
-    }
-  }
-  return spaOf(x, y, z, wc, P);
+  const pairs = newPairs();
+  for (let r = 1; r < h; r++) for (let col = 0; col < w; col++) countPair(pairs, px[((r - 1) * w + col) * ch + c], px[(r * w + col) * ch + c]);
+  return spaOf(pairs);
 }
 
 test('LSB statistics match the plain-TS reference per channel', async () => {

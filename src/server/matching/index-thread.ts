@@ -80,7 +80,7 @@ export class IndexThread {
     });
   }
 
-  /** Adds (or replaces) entries; resolves to how many were indexed (could match). */
+  /** Adds (or replaces) entries (a signed_at that is not a finite number counts as 0); resolves to how many were indexed (could match). */
   async add(ids: number[], fps: unknown[], signedAt: number[]): Promise<number> {
     const reply = await this.request({ op: 'add', ids, fps, signedAt });
     this.sizes = reply.sizes!;

@@ -118,7 +118,7 @@ export class MatchingService {
     }
     // a thread that ended is being replaced: the new one's load reads these from SQLite
     if (!this.thread.alive) return;
-    this.thread.add(seqs, fps, signedAt.map((t) => (Number.isFinite(t) ? t : 0))).catch((err: Error) => {
+    this.thread.add(seqs, fps, signedAt).catch((err: Error) => {
       if (!this.closed) this.deps.log.error('match index add failed', { error: err.message });
     });
   }
@@ -152,7 +152,7 @@ export class MatchingService {
         // at most LOAD_AHEAD ranges wait for the thread too: memory stays bounded when
         // SQLite reads faster than the thread indexes
         if (adds.length >= LOAD_AHEAD) indexed += await adds.shift()!;
-        adds.push(thread.add(page.map((r) => r.seq), page.map((r) => r.perceptual_hash_json), page.map((r) => (Number.isFinite(r.signed_at) ? r.signed_at : 0))));
+        adds.push(thread.add(page.map((r) => r.seq), page.map((r) => r.perceptual_hash_json), page.map((r) => r.signed_at)));
         records += page.length;
       }
       for (const n of await Promise.all(adds)) indexed += n;
