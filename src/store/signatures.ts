@@ -146,8 +146,9 @@ export interface SignaturesStore {
   listFingerprinted(afterSeq: number, limit: number): Promise<FingerprintedSignature[]>;
   /**
    * The reduced shape's stored fields (spec 2.3: file_hash, signer, signed_at, intent,
-   * ai_generation, content_rights) of the records with these seqs (the match index's
-   * ids) as JSON object text, made by SQLite; in no particular order; unknown seqs are skipped.
+   * ai_generation, content_rights) of the fingerprinted records with these seqs (the
+   * match index's ids) as JSON object text, made by SQLite when the record was stored; in
+   * no particular order; unknown seqs and records without a fingerprint are skipped.
    */
   reducedBySeqs(seqs: readonly number[]): Promise<{ seq: number; signed_at: number; json: string }[]>;
   /**
@@ -412,15 +413,13 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
     async reducedBySeqs(seqs) {
       if (seqs.length === 0) return [];
       const marks = seqs.map(() => '?').join(', ');
-      // Built in SQLite (a libuv thread), not parsed and re-serialised on the event loop,
-      // and handed over as one text, a line "seq,signed_at,json" per record: turning 100
-      // rows into JS objects costs the event loop more than splitting one string. JSON
-      // text from json_object holds no raw line feed (control characters are escaped).
+      // Kept as JSON text beside the record (migration 003), handed over as one text, a
+      // line "seq,signed_at,json" per record: turning 100 rows into JS objects costs the
+      // event loop more than splitting one string. JSON text from json_object holds no
+      // raw line feed (control characters are escaped).
       const row = await db.get<{ lines: string | null }>(
-        `SELECT group_concat(seq || ',' || signed_at || ',' || json_object(
-           'file_hash', record->'$.file_hash', 'signer', record->'$.signer', 'signed_at', record->'$.signed_at',
-           'intent', record->'$.intent', 'ai_generation', record->'$.ai_generation', 'content_rights', record->'$.content_rights'
-         ), char(10)) AS lines FROM signatures WHERE seq IN (${marks})`,
+        `SELECT group_concat(seq || ',' || signed_at || ',' || reduced, char(10)) AS lines
+         FROM signature_reduced WHERE seq IN (${marks})`,
         [...seqs],
       );
       if (!row?.lines) return [];

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import sqlite3 from 'sqlite3';
 import { Db } from '../../src/store/db.js';
 import { createSqliteStore, type Store } from '../../src/store/index.js';
 import type { NewSignature, StoredSignature } from '../../src/store/signatures.js';
@@ -236,7 +237,8 @@ test('the match index reads: perceptual hashes by seq range, the last seq, reduc
   assert.is(range[1].signed_at, withFp[1].record.signed_at);
   assert.equal((await store.signatures.listPerceptualHashes(seqs[1], seqs[2])).map((r) => r.seq), [seqs[2]]);
   // SQLite's JSON of the six reduced fields parses to exactly those fields of the record
-  const reduced = await store.signatures.reducedBySeqs([seqs[4], seqs[0], 999_999_999]);
+  // seqs[3] is the record without a fingerprint: never a match, so never asked for, and skipped
+  const reduced = await store.signatures.reducedBySeqs([seqs[4], seqs[0], seqs[3], 999_999_999]);
   assert.equal(reduced.map((r) => r.seq).sort((a, b) => a - b), [seqs[0], seqs[4]]);
   for (const r of reduced) {
     const rec = (r.seq === seqs[4] ? tricky : withFp[0]).record;
@@ -248,6 +250,40 @@ test('the match index reads: perceptual hashes by seq range, the last seq, reduc
   assert.equal(await store.signatures.reducedBySeqs([999_999_999]), []);
   assert.equal(await store.signatures.reducedBySeqs([]), []);
 });
+
+test('migration 003 fills the reduced table from records stored before it', async () => {
+  const u = await newUser();
+  const ph = { hash_type: 'ImagePHash', hash_value: [1, 1, 2, 3, 5, 8, 13, 21], bands: [[1], [1], [2], [3], [5], [8], [13], [21]] };
+  const before = [signed(u, { perceptual_hash: ph }), signed(u), signed(u, { perceptual_hash: ph, intent: 'Witness' })];
+  await store.signatures.insertSignatures(before, everything(u.user.id));
+  const seqs = await Promise.all(before.map(async (x) => (await db.get<{ seq: number }>('SELECT seq FROM signatures WHERE action_hash = ?', [x.action_hash]))!.seq));
+  const fromTrigger = await store.signatures.reducedBySeqs(seqs);
+  // A copy of the file with migration 003 rolled back, as in a database made before it, opened again.
+  const upgradeFile = join(dir, 'upgrade.sqlite');
+  await sqliteExec(file, `VACUUM INTO '${upgradeFile}'`);
+  await sqliteExec(upgradeFile, `DROP TRIGGER signature_reduced_insert; DROP TABLE signature_reduced;
+    DROP VIEW signature_reduced_source; DELETE FROM schema_migrations WHERE version = 3;`);
+  const upgraded = await Db.open(upgradeFile);
+  try {
+    const backfilled = await createSqliteStore(upgraded).signatures.reducedBySeqs(seqs);
+    const bySeq = (rows: typeof backfilled) => [...rows].sort((a, b) => a.seq - b.seq);
+    assert.equal(bySeq(backfilled), bySeq(fromTrigger));
+    assert.equal(backfilled.map((r) => r.seq).sort((a, b) => a - b), [seqs[0], seqs[2]]);
+    assert.is(JSON.parse(bySeq(backfilled)[1].json).intent, 'Witness');
+  } finally {
+    await upgraded.close();
+  }
+});
+
+/** Runs SQL on its own connection to `path` (outside the store's transaction queue). */
+function sqliteExec(path: string, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const raw = new sqlite3.Database(path, (err) => {
+      if (err) return reject(err);
+      raw.exec(sql, (e) => raw.close(() => (e ? reject(e) : resolve())));
+    });
+  });
+}
 
 function runChild(count: number, userId: string, killAfterMs: number): Promise<{ signer: string; committed: boolean; signal: string | null; began: boolean }> {
   return new Promise((resolve, reject) => {
