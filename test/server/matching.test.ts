@@ -476,4 +476,35 @@ test('a match index thread that ends is replaced and reloaded from SQLite; answe
   await fresh.close();
 });
 
+test('an index thread that keeps ending during its load is restarted after a pause doubling from 1 s; a full load resets it', async () => {
+  const { MatchingService, matchingOf } = await import('../../src/server/matching/service.js');
+  const pauses: unknown[] = [];
+  const log = { ...srv.deps.log, error: (msg: string, fields?: Record<string, unknown>) => {
+    if (msg.startsWith('match index thread ended')) pauses.push(fields?.after_ms);
+  } };
+  const service = new MatchingService({ ...srv.deps, log });
+  const q = { bands: fruitsFp.bands, hash_value: fruitsFp.hash_value };
+  const waiting = service.match(q, ['ImagePHash'], 0);
+  const crash = async () => {
+    const thread = service['thread'];
+    await thread['worker'].terminate();
+    return thread;
+  };
+  const first = await crash(); // during the initial load: replaced at once
+  assert.is.not(service['thread'], first);
+  const second = await crash(); // during the replacement's load: replaced after 1 s
+  assert.is(service['thread'], second);
+  while (service['thread'] === second) await new Promise((r) => setTimeout(r, 50));
+  const third = await crash(); // and again: after 2 s
+  assert.is(service['thread'], third);
+  assert.equal(pauses, [0, 1000, 2000]);
+  // the query waiting all along is answered once a replacement has loaded
+  assert.equal(await waiting, await matchingOf(srv.deps).match(q, ['ImagePHash'], 0));
+  const fourth = await crash(); // after a full load the pause starts over
+  assert.is.not(service['thread'], fourth);
+  assert.equal(pauses, [0, 1000, 2000, 0]);
+  await service.ready;
+  await service.close();
+});
+
 test.run();
