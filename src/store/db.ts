@@ -108,6 +108,7 @@ export class Db implements Queryable {
     await this.writer.exec(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
     );
+    let applied = 0;
     for (const m of listMigrations()) {
       await this.transaction(async (tx) => {
         if (await tx.get('SELECT 1 FROM schema_migrations WHERE version = ?', [m.version])) return;
@@ -117,8 +118,13 @@ export class Db implements Queryable {
           m.name,
           Date.now(),
         ]);
+        applied++;
       });
     }
+    // A migration that rewrites many rows (003 fills a table from every record) leaves a
+    // WAL file of that size, which SQLite keeps at its largest until the last connection
+    // closes: copy it into the database now and cut the file back to nothing.
+    if (applied > 0 && this.file !== ':memory:') await this.writer.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
   private nextReader = 0;
