@@ -37,7 +37,10 @@ export function databaseFile(config: Pick<Config, 'dataDir'>): string {
 /** Opens the database and builds ServerDeps (no listening): for the server and the admin CLI. */
 export async function openDeps(config: Config, options: StartOptions = {}): Promise<ServerDeps> {
   const log = options.log ?? createLogger(config.logLevel);
-  const db = await Db.open(databaseFile(config));
+  const db = await Db.open(databaseFile(config), ({ version, name, ms }) => {
+    if (ms === undefined) log.info('applying database migration', { version, name });
+    else log.info('database migration applied', { version, name, ms });
+  });
   // Generate the secrets now, not on the first request that needs them.
   loadSecret(config.dataDir, 'jwt.key');
   loadSecret(config.dataDir, 'cell.key');

@@ -74,6 +74,9 @@ export function listMigrations(dir = MIGRATIONS_DIR): { version: number; name: s
     .map((f) => ({ version: Number(f.slice(0, 3)), name: f.slice(4, -4), sql: readFileSync(join(dir, f), 'utf8') }));
 }
 
+/** Told when a migration starts (no `ms`) and when it is done (`ms`: how long it took). */
+export type MigrationListener = (event: { version: number; name: string; ms?: number }) => void;
+
 export class Db implements Queryable {
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -83,8 +86,11 @@ export class Db implements Queryable {
     readonly file: string,
   ) {}
 
-  /** Opens (creating if needed) the database file and applies pending migrations. */
-  static async open(file: string): Promise<Db> {
+  /**
+   * Opens (creating if needed) the database file and applies pending migrations, telling
+   * `onMigration` when each one starts and when it is done (some rewrite every record).
+   */
+  static async open(file: string, onMigration?: MigrationListener): Promise<Db> {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     const writer = await Connection.open(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
     await writer.exec(
@@ -100,11 +106,11 @@ export class Db implements Queryable {
     }
     // An in-memory database exists on its one connection only.
     const db = new Db(writer, readers.length > 0 ? readers : [writer], file);
-    await db.migrate();
+    await db.migrate(onMigration);
     return db;
   }
 
-  private async migrate(): Promise<void> {
+  private async migrate(onMigration?: MigrationListener): Promise<void> {
     await this.writer.exec(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
     );
@@ -112,6 +118,8 @@ export class Db implements Queryable {
     for (const m of listMigrations()) {
       await this.transaction(async (tx) => {
         if (await tx.get('SELECT 1 FROM schema_migrations WHERE version = ?', [m.version])) return;
+        const started = Date.now();
+        onMigration?.({ version: m.version, name: m.name });
         await this.writer.exec(m.sql);
         await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
           m.version,
@@ -119,6 +127,7 @@ export class Db implements Queryable {
           Date.now(),
         ]);
         applied++;
+        onMigration?.({ version: m.version, name: m.name, ms: Date.now() - started });
       });
     }
     // A migration that rewrites many rows (003 fills a table from every record) leaves a

@@ -263,8 +263,11 @@ test('migration 003 fills the reduced table from records stored before it', asyn
   await sqliteExec(file, `VACUUM INTO '${upgradeFile}'`);
   await sqliteExec(upgradeFile, `DROP TRIGGER signature_reduced_insert; DROP TABLE signature_reduced;
     DROP VIEW signature_reduced_source; DELETE FROM schema_migrations WHERE version = 3;`);
-  const upgraded = await Db.open(upgradeFile);
+  const told: { version: number; name: string; done: boolean }[] = [];
+  const upgraded = await Db.open(upgradeFile, (m) => told.push({ version: m.version, name: m.name, done: m.ms !== undefined }));
   try {
+    // only 003 ran, announced before and after
+    assert.equal(told, [{ version: 3, name: 'signature_reduced', done: false }, { version: 3, name: 'signature_reduced', done: true }]);
     // what the migration wrote is in the database file: the WAL was cut back to nothing
     assert.is(statSync(`${upgradeFile}-wal`).size, 0);
     const backfilled = await createSqliteStore(upgraded).signatures.reducedBySeqs(seqs);
