@@ -275,6 +275,9 @@ test('migration 003 fills the reduced table from records stored before it', asyn
     assert.equal(bySeq(backfilled), bySeq(fromTrigger));
     assert.equal(backfilled.map((r) => r.seq).sort((a, b) => a - b), [seqs[0], seqs[2]]);
     assert.is(JSON.parse(bySeq(backfilled)[1].json).intent, 'Witness');
+    // derived rows never block deleting a record by hand (foreign keys are on): they go with it
+    await upgraded.run('DELETE FROM signatures WHERE seq = ?', [seqs[2]]);
+    assert.equal((await createSqliteStore(upgraded).signatures.reducedBySeqs(seqs)).map((r) => r.seq), [seqs[0]]);
   } finally {
     await upgraded.close();
   }

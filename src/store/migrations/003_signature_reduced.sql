@@ -1,7 +1,8 @@
 -- The reduced shape's stored fields (spec 2.3) of every fingerprinted record, as the
 -- JSON text a perceptual match answers with (up to 100 per answer). Read from this
 -- compact table (about 270 bytes a row), they cost about half as much as building
--- them from `record` on every answer. Kept by a trigger in the inserting transaction;
+-- them from `record` on every answer. Kept by a trigger in the inserting transaction
+-- (and gone with its record, should one ever be deleted by hand);
 -- like the records, rows are never updated.
 CREATE VIEW signature_reduced_source AS
   SELECT seq, signed_at, json_object(
@@ -11,7 +12,7 @@ CREATE VIEW signature_reduced_source AS
   FROM signatures WHERE has_fingerprint = 1;
 
 CREATE TABLE signature_reduced (
-  seq        INTEGER PRIMARY KEY REFERENCES signatures(seq),
+  seq        INTEGER PRIMARY KEY REFERENCES signatures(seq) ON DELETE CASCADE,
   signed_at  INTEGER NOT NULL,
   reduced    TEXT NOT NULL
 );
