@@ -88,7 +88,7 @@ export class Db implements Queryable {
 
   /**
    * Opens (creating if needed) the database file and applies pending migrations, telling
-   * `onMigration` when each one starts and when it is done (some rewrite every record).
+   * `onMigration` when each one starts and once it is committed (some rewrite every record).
    */
   static async open(file: string, onMigration?: MigrationListener): Promise<Db> {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -116,9 +116,9 @@ export class Db implements Queryable {
     );
     let applied = 0;
     for (const m of listMigrations()) {
-      await this.transaction(async (tx) => {
-        if (await tx.get('SELECT 1 FROM schema_migrations WHERE version = ?', [m.version])) return;
-        const started = Date.now();
+      const started = Date.now();
+      const ran = await this.transaction(async (tx) => {
+        if (await tx.get('SELECT 1 FROM schema_migrations WHERE version = ?', [m.version])) return false;
         onMigration?.({ version: m.version, name: m.name });
         await this.writer.exec(m.sql);
         await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
@@ -126,9 +126,11 @@ export class Db implements Queryable {
           m.name,
           Date.now(),
         ]);
-        applied++;
-        onMigration?.({ version: m.version, name: m.name, ms: Date.now() - started });
+        return true;
       });
+      if (!ran) continue;
+      applied++;
+      onMigration?.({ version: m.version, name: m.name, ms: Date.now() - started });
     }
     // A migration that rewrites many rows (003 fills a table from every record) leaves a
     // WAL file of that size, which SQLite keeps at its largest until the last connection
