@@ -494,7 +494,10 @@ test('an index thread that keeps ending during its load is restarted after a pau
   assert.is.not(service['thread'], first);
   const second = await crash(); // during the replacement's load: replaced after 1 s
   assert.is(service['thread'], second);
-  while (service['thread'] === second) await new Promise((r) => setTimeout(r, 50));
+  for (let waited = 0; service['thread'] === second; waited += 50) {
+    assert.ok(waited < 10_000, 'no replacement within 10 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const third = await crash(); // and again: after 2 s
   assert.is(service['thread'], third);
   assert.equal(pauses, [0, 1000, 2000]);
