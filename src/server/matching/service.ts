@@ -238,11 +238,11 @@ export class MatchingService {
    * The reduced fields (JSON text) of these matches' records: from a bounded cache
    * (records never change: revocation is a separate row and not part of the reduced
    * shape), else one query for the missing ones, whose JSON SQLite wrote when the record
-   * was stored. Nothing is serialised per answer. 100 records from SQLite cost 0.3-0.45
-   * ms of SQLite's time at 1M stored (more when the file is not in the OS page cache),
-   * about as much as the index query. The cache
-   * is first in, first out: a ring of seqs beside the map (evicting a Map's oldest key
-   * over and over walks its deleted slots, which cost more than the cache saved).
+   * was stored. Nothing is serialised per answer. 100 records from SQLite take 0.3-0.45
+   * ms at 1M stored (more when the file is not in the OS page cache), about as much as
+   * the index query. The cache is first in, first out: a ring of seqs beside the map
+   * (evicting a Map's oldest key over and over walks its deleted slots, which cost more
+   * than the cache saved).
    */
   private async reducedRows(found: readonly Match[]): Promise<Map<number, ReducedText>> {
     const out = new Map<number, ReducedText>();
