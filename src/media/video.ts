@@ -5,7 +5,8 @@
 // ffmpeg picks the frames with its fps filter: after shifting timestamps by +0.5 s,
 // `fps=1:round=up` gives output slot n the last frame shown at or before n - 0.5 s,
 // and only picked frames are scaled (to VIDEO_FRAME_CELL pixels per hash cell, area
-// averaging) and converted to RGB; the triangle filter of the dHash kernel does the rest.
+// averaging) as grey: the frame's luma plane (for RGB codecs swscale's luma, the
+// weights of decisions.md 3). The triangle filter of the dHash kernel does the rest.
 import type { MediaFormat } from '../lib/detect.js';
 import type { Fingerprint } from '../lib/types.js';
 import { imageHashFromPixels } from '../lib/dhash.js';
@@ -49,13 +50,16 @@ function framesWanted(duration: number | null): number {
 
 async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: number, maxFrames: number, options: VideoOptions): Promise<Sampled> {
   const cell = options.frameCell ?? VIDEO_FRAME_CELL;
-  const scale = cell > 0 ? `,scale=${9 * cell}:${8 * cell}:flags=area` : '';
+  // Scaled frames come as grey (the luma plane of YUV codecs, no colour conversion;
+  // docs/media.md has the measurements); full-size frames as RGB, the exact hash input.
+  const channels = cell > 0 ? 1 : 3;
+  const filters = cell > 0 ? `,scale=${9 * cell}:${8 * cell}:flags=area,format=gray` : ',format=rgb24';
   // ffmpeg prints the container duration before it decodes anything; once the frames
   // wanted for it are out, the rest of the stream need not be decoded. Looked for until
   // the output header is printed (no duration by then: none is coming).
   let duration: number | null = null;
   let headerDone = false;
-  const frameBytes0 = 72 * cell * cell * 3;
+  const frameBytes0 = 72 * cell * cell * channels;
   const enough = (bytes: number, stderr: string): boolean => {
     if (duration === null && !headerDone) {
       duration = parseDuration(stderr);
@@ -69,7 +73,7 @@ async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: 
     inputArgs: ['-max_pixels', String(MAX_VIDEO_FRAME_PIXELS), '-t', String(MAX_VIDEO_FRAMES)],
     outputArgs: [
       '-map', '0:v:0', '-an', '-sn', '-dn',
-      '-vf', `setpts=PTS-STARTPTS+${shift}/TB,fps=fps=1:round=up${scale},format=rgb24`,
+      '-vf', `setpts=PTS-STARTPTS+${shift}/TB,fps=fps=1:round=up${filters}`,
       '-frames:v', String(maxFrames),
       '-f', 'rawvideo', '-',
     ],
@@ -86,12 +90,12 @@ async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: 
     width = Number(m[1]);
     height = Number(m[2]);
   }
-  const frameBytes = width * height * 3;
+  const frameBytes = width * height * channels;
   const frames = Math.min(Math.floor(stdout.length / frameBytes), maxFrames);
   const hashes = new Uint8Array(frames * 8);
   for (let i = 0; i < frames; i++) {
     const px = new Uint8Array(stdout.buffer, stdout.byteOffset + i * frameBytes, frameBytes);
-    hashes.set(imageHashFromPixels(px, width, height, 3), i * 8);
+    hashes.set(imageHashFromPixels(px, width, height, channels), i * 8);
   }
   return { hashes, duration };
 }
