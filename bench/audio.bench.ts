@@ -65,7 +65,9 @@ for (const { file, format } of inputs) {
   const rows: { name: string; mean: number }[] = [];
   const suite = new Benchmark.Suite();
   // bytes in memory (what the server's workers get), and the file's path as fpcalc gets it
-  for (const [decoder, input] of [['js', bytes], ['ffmpeg', bytes], ['ffmpeg', file]] as const) {
+  const runs: ['js' | 'ffmpeg', Uint8Array | string][] = [['js', bytes], ['ffmpeg', bytes], ['ffmpeg', file]];
+  if (format === 'wav') runs.push(['js', file]); // WAV's default: parsed in process, from a path too
+  for (const [decoder, input] of runs) {
     if (format === 'ogg-opus' && decoder === 'js') continue;
     suite.add(`ours (${decoder}, ${typeof input === 'string' ? 'path' : 'bytes'})`, {
       defer: true,

@@ -9,6 +9,7 @@ export { audioBands } from './audio-bands.js';
 interface ChromaprintExports extends BaseExports {
   fingerprintReset(): void;
   fingerprintConsume(ptr: number, len: number): void;
+  int16FromFloat(src: number, dst: number, len: number): void;
   fingerprintWordCount(): number;
   fingerprintWords(): number;
 }
@@ -17,37 +18,28 @@ interface ChromaprintExports extends BaseExports {
 export const CHROMAPRINT_SAMPLE_RATE = 11025;
 
 const CHUNK = 32768; // samples copied into the kernel per call
-let block: Int16Array | null = null; // float-to-int16 staging, reused across calls
-
-function toInt16(src: Float32Array, from: number, to: number, out: Int16Array): void {
-  // as swresample converts float to s16: scale by 2^15, round, clip
-  for (let i = from; i < to; i++) {
-    let v = Math.round(src[i] * 32768);
-    if (v > 32767) v = 32767;
-    else if (v < -32768) v = -32768;
-    out[i - from] = v;
-  }
-}
 
 // The kernel holds one fingerprint's state at a time. `owner` is whoever last reset it:
 // a ChromaprintStream that finds another owner there replays its samples from the start.
 let owner: object | null = null;
 const ONE_SHOT = {};
 
+/** Feeds samples to the kernel; floats are converted to int16 in it, as swresample would. */
 function consume(kernel: Kernel<ChromaprintExports>, samples: Int16Array | Float32Array): void {
   const k = kernel.exports;
   for (let from = 0; from < samples.length; from += CHUNK) {
     const to = Math.min(samples.length, from + CHUNK);
-    let chunk: Int16Array;
-    if (samples instanceof Int16Array) chunk = samples.subarray(from, to);
-    else {
-      block ??= new Int16Array(CHUNK);
-      toInt16(samples, from, to, block);
-      chunk = block.subarray(0, to - from);
+    const n = to - from;
+    if (samples instanceof Int16Array) {
+      const ptr = k.scratch(n * 2);
+      kernel.view(Int16Array, ptr, n).set(samples.subarray(from, to));
+      k.fingerprintConsume(ptr, n);
+    } else {
+      const ptr = k.scratch(n * 4);
+      kernel.view(Float32Array, ptr, n).set(samples.subarray(from, to));
+      k.int16FromFloat(ptr, ptr, n);
+      k.fingerprintConsume(ptr, n);
     }
-    const ptr = k.scratch(chunk.length * 2);
-    kernel.view(Int16Array, ptr, chunk.length).set(chunk);
-    k.fingerprintConsume(ptr, chunk.length);
   }
 }
 
@@ -59,7 +51,8 @@ function words(kernel: Kernel<ChromaprintExports>): Uint32Array {
 /**
  * The raw Chromaprint words of 11025 Hz mono audio: one 32-bit word per 1365 samples
  * (about 0.124 s) once 4096 + 19 * 1365 samples are available. Float samples are in
- * [-1, 1]; int16 samples are used as they are.
+ * [-1, 1] and become int16 as swresample converts them (x * 32768 rounded to nearest,
+ * ties to even, clipped); int16 samples are used as they are.
  */
 export function chromaprint(samples: Int16Array | Float32Array): Uint32Array {
   const kernel = loadKernel<ChromaprintExports>('chromaprint');
@@ -80,16 +73,14 @@ export function chromaprint(samples: Int16Array | Float32Array): Uint32Array {
  */
 export class ChromaprintStream {
   private readonly kernel = loadKernel<ChromaprintExports>('chromaprint');
-  private readonly pieces: Int16Array[] = [];
+  private readonly pieces: (Int16Array | Float32Array)[] = [];
   private fed = 0;
   private done = false;
 
+  /** Adds a piece; it is kept (not copied) until `finish`, so it must not change meanwhile. */
   push(samples: Int16Array | Float32Array): void {
     if (this.done) throw new Error('ChromaprintStream: push after finish');
-    let piece: Int16Array;
-    if (samples instanceof Int16Array) piece = samples;
-    else toInt16(samples, 0, samples.length, (piece = new Int16Array(samples.length)));
-    this.pieces.push(piece);
+    this.pieces.push(samples);
     // feed now unless another stream is mid-way (it keeps the kernel until it finishes)
     if (owner === null || owner === this) this.feed();
   }

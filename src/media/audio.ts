@@ -2,14 +2,14 @@
 // the AudioChromaprint fingerprint of an audio file. WAV is parsed here; MP3, FLAC and
 // Ogg Vorbis go through the WebAssembly decoders or ffmpeg, whichever
 // bench/audio.bench.ts measured faster; Ogg Opus always through ffmpeg.
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { MPEGDecoder } from 'mpg123-decoder';
 import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
 import { audioFingerprintFromSamples, audioFingerprintFromWords, ChromaprintStream } from '../lib/chromaprint.js';
 import type { Fingerprint } from '../lib/types.js';
 import { decodeWithFfmpeg, streamWithFfmpeg } from './ffmpeg-audio.js';
-import { parseWav } from './wav.js';
+import { parseWavMono, wavPrefixLength } from './wav.js';
 import { mixToMono, resampleTo11025, TARGET_RATE } from '../lib/resample.js';
 
 export type AudioFormat = 'mp3' | 'wav' | 'flac' | 'ogg-vorbis' | 'ogg-opus';
@@ -25,7 +25,7 @@ export interface DecodeAudioOptions {
 
 /** Which decoder each format uses by default (see docs/audio.md for the measurements). */
 export const DEFAULT_DECODER: Record<AudioFormat, 'js' | 'ffmpeg'> = {
-  wav: 'ffmpeg',
+  wav: 'js',
   mp3: 'ffmpeg',
   flac: 'ffmpeg',
   'ogg-vorbis': 'ffmpeg',
@@ -130,15 +130,41 @@ export async function decodeAudio(bytes: Uint8Array, format: AudioFormat, opts: 
     return int16ToFloat(pcm);
   }
   if (format === 'wav') {
-    const wav = parseWav(bytes, maxSeconds);
-    const mono = mixToMono(wav.channels, Math.floor(maxSeconds * wav.sampleRate));
-    if (mono.length === 0) throw new Error('audio: empty wav');
-    return resampleTo11025(mono, wav.sampleRate, Math.floor(maxSeconds * TARGET_RATE));
+    const wav = parseWavMono(bytes, maxSeconds);
+    if (wav.samples.length === 0) throw new Error('audio: empty wav');
+    return resampleTo11025(wav.samples, wav.sampleRate, Math.floor(maxSeconds * TARGET_RATE));
   }
   const deadline = Date.now() + deadlineMs;
   const out = new Collector(maxSeconds);
   await decodeChunks(JS_DECODERS[format](), bytes, out, deadline);
   return out.finish();
+}
+
+const WAV_HEAD = 64 * 1024;
+
+/** A file's bytes for the in-process decoders; of a WAV file only what its first `maxSeconds` need. */
+export async function readAudioFile(path: string, format: AudioFormat, maxSeconds: number): Promise<Uint8Array> {
+  if (format !== 'wav') return new Uint8Array(await readFile(path));
+  const file = await open(path, 'r');
+  try {
+    const head = new Uint8Array(WAV_HEAD);
+    const { bytesRead } = await file.read(head, 0, WAV_HEAD, 0);
+    const need = wavPrefixLength(head.subarray(0, bytesRead), maxSeconds);
+    // the data chunk starts past the head (long metadata first): the whole file
+    if (need === null) return new Uint8Array(await file.readFile());
+    if (need <= bytesRead) return head.subarray(0, need);
+    const bytes = new Uint8Array(need);
+    bytes.set(head.subarray(0, bytesRead));
+    let at = bytesRead;
+    while (at < need) {
+      const r = await file.read(bytes, at, need - at, at);
+      if (r.bytesRead === 0) break; // shorter than its header says
+      at += r.bytesRead;
+    }
+    return bytes.subarray(0, at);
+  } finally {
+    await file.close();
+  }
 }
 
 /** Samples needed for one Chromaprint word: a 4096-sample frame plus 19 hops (filters of 5 and 16 frames). */
@@ -158,7 +184,7 @@ export async function audioFingerprint(input: Uint8Array | string, format: Audio
       const words = stream.finish();
       return count < MIN_SAMPLES ? null : audioFingerprintFromWords(words);
     }
-    const bytes = typeof input === 'string' ? new Uint8Array(await readFile(input)) : input;
+    const bytes = typeof input === 'string' ? await readAudioFile(input, format, opts.maxSeconds ?? 120) : input;
     const samples = await decodeAudio(bytes, format, opts);
     if (samples.length < MIN_SAMPLES) return null;
     return audioFingerprintFromSamples(samples);

@@ -6,9 +6,10 @@ import { readFileSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { decodeAudio, audioFingerprint, type AudioFormat } from '../../src/media/audio.js';
+import { decodeAudio, audioFingerprint, readAudioFile, type AudioFormat } from '../../src/media/audio.js';
 import { ffmpegPath } from '../../src/media/ffmpeg-audio.js';
-import { parseWav } from '../../src/media/wav.js';
+import { parseWav, parseWavMono } from '../../src/media/wav.js';
+import { mixToMono } from '../../src/lib/resample.js';
 import { fingerprintSimilarity } from '../../src/lib/hamming.js';
 
 const dir = new URL('../fixtures/audio/', import.meta.url);
@@ -102,6 +103,13 @@ test('WAV: 8/16/24/32-bit PCM, 32/64-bit float and WAVE_FORMAT_EXTENSIBLE decode
       for (const c of [0, 1]) assert.ok(Math.abs(wav.channels[c][i] - tone(c, i)) < tol, `${name} ch${c}[${i}]`);
     }
   }
+  // the one-pass mono mix: the same values as mixing parseWav's channels
+  for (const [name, opts] of variants) {
+    const bytes = wavFile(opts, tone, n);
+    const mono = parseWavMono(bytes);
+    assert.is(mono.sampleRate, rate, name);
+    assert.equal(Array.from(mono.samples), Array.from(mixToMono(parseWav(bytes).channels)), name);
+  }
   // decoded: 11025 Hz mono = the mean of the channels, 440 Hz preserved (zero crossings)
   for (const [name, opts] of variants) {
     const s = await decodeAudio(wavFile(opts, tone, n), 'wav');
@@ -113,6 +121,37 @@ test('WAV: 8/16/24/32-bit PCM, 32/64-bit float and WAVE_FORMAT_EXTENSIBLE decode
     let peak = 0;
     for (let i = 1000; i < s.length - 1000; i++) peak = Math.max(peak, Math.abs(s[i]));
     assert.ok(Math.abs(peak - 0.375) < 0.01, `${name}: peak ${peak}`); // (0.5 + 0.25) / 2
+  }
+});
+
+test('WAV from a path: only the bytes of the first 120 s are read, also behind a long chunk', async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'provenant-wav-'));
+  try {
+    const rate = 8000;
+    const tone = (_c: number, i: number) => 0.4 * Math.sin((2 * Math.PI * 330 * i) / rate) * (1 + 0.5 * Math.sin(i / 3000));
+    const long = wavFile({ format: 1, bits: 16, channels: 2, rate }, tone, rate * 150);
+    const path = join(tmp, 'long.wav');
+    writeFileSync(path, long);
+    const read = await readAudioFile(path, 'wav', 120);
+    assert.is(read.length, 44 + 120 * rate * 4);
+    assert.equal(await audioFingerprint(path, 'wav'), await audioFingerprint(long, 'wav'));
+    // a 100 KB 'junk' chunk before the data: past the first read, so the whole file is read
+    const junk = new Uint8Array(long.length + 8 + 100_000);
+    junk.set(long.subarray(0, 36));
+    junk.set(new TextEncoder().encode('junk'), 36);
+    new DataView(junk.buffer).setUint32(40, 100_000, true);
+    junk.set(long.subarray(36), 44 + 100_000);
+    new DataView(junk.buffer).setUint32(4, junk.length - 8, true);
+    const junkPath = join(tmp, 'junk.wav');
+    writeFileSync(junkPath, junk);
+    assert.is((await readAudioFile(junkPath, 'wav', 120)).length, junk.length);
+    assert.equal(await audioFingerprint(junkPath, 'wav'), await audioFingerprint(long, 'wav'));
+    // a data chunk that declares more than the file holds: what is there
+    const cut = join(tmp, 'cut.wav');
+    writeFileSync(cut, long.subarray(0, 44 + 10 * rate * 4));
+    assert.is((await readAudioFile(cut, 'wav', 120)).length, 44 + 10 * rate * 4);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
   }
 });
 
@@ -132,8 +171,9 @@ test('audioFingerprint: a path (read by ffmpeg) and the same bytes (through stdi
     assert.ok(fromBytes, file);
     assert.equal(await audioFingerprint(new URL(file, dir).pathname, format, { decoder: 'ffmpeg' }), fromBytes, file);
   }
-  // the JavaScript decoders read the file first
+  // the JavaScript decoders (WAV's default) read the file first
   assert.equal(await audioFingerprint(new URL('frontiers-25s.mp3', dir).pathname, 'mp3', { decoder: 'js' }), await audioFingerprint(fixture('frontiers-25s.mp3'), 'mp3', { decoder: 'js' }));
+  assert.equal(await audioFingerprint(new URL('machine-wars-6s.wav', dir).pathname, 'wav'), await audioFingerprint(fixture('machine-wars-6s.wav'), 'wav'));
   assert.is(await audioFingerprint('/nonexistent/provenant.mp3', 'mp3'), null);
 });
 
