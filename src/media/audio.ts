@@ -149,9 +149,11 @@ export async function readAudioFile(path: string, format: AudioFormat, maxSecond
   try {
     const head = new Uint8Array(WAV_HEAD);
     const { bytesRead } = await file.read(head, 0, WAV_HEAD, 0);
-    const need = wavPrefixLength(head.subarray(0, bytesRead), maxSeconds);
+    const prefix = wavPrefixLength(head.subarray(0, bytesRead), maxSeconds);
     // the data chunk starts past the head (long metadata first): the whole file
-    if (need === null) return new Uint8Array(await file.readFile());
+    if (prefix === null) return new Uint8Array(await file.readFile());
+    // never more than the file holds, whatever its header declares
+    const need = Math.min(prefix, (await file.stat()).size);
     if (need <= bytesRead) return head.subarray(0, need);
     const bytes = new Uint8Array(need);
     bytes.set(head.subarray(0, bytesRead));

@@ -150,6 +150,13 @@ test('WAV from a path: only the bytes of the first 120 s are read, also behind a
     const cut = join(tmp, 'cut.wav');
     writeFileSync(cut, long.subarray(0, 44 + 10 * rate * 4));
     assert.is((await readAudioFile(cut, 'wav', 120)).length, 44 + 10 * rate * 4);
+    // a small file whose header declares 120 s of 768 kHz x 8 channels x 64-bit (5.9 GB): no such buffer is made
+    const huge = wavFile({ format: 3, bits: 64, channels: 8, rate: 768_000 }, () => 0.1, 1000);
+    new DataView(huge.buffer).setUint32(40, 0xffffffff, true);
+    const hugePath = join(tmp, 'huge.wav');
+    writeFileSync(hugePath, huge);
+    assert.is((await readAudioFile(hugePath, 'wav', 120)).length, huge.length);
+    assert.is(await audioFingerprint(hugePath, 'wav'), null); // 1000 frames: too short
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
