@@ -251,6 +251,37 @@ test('the match index reads: perceptual hashes by seq range, the last seq, reduc
   assert.equal(await store.signatures.reducedBySeqs([]), []);
 });
 
+test('readers keep statements prepared: every read sees the commits before it; bad SQL is not kept; close finalizes', async () => {
+  const u = await newUser();
+  const count = async () => (await db.all<{ n: number }>('SELECT count(*) AS n FROM signatures'))[0].n;
+  // the same statement on every reader (round robin), before and after a commit
+  const before = await Promise.all(Array.from({ length: 8 }, count));
+  assert.ok(before.every((n) => n === before[0]), `readers disagree: ${before}`);
+  await store.signatures.insertSignatures([unsigned(u)], everything(u.user.id));
+  assert.equal(await Promise.all(Array.from({ length: 8 }, count)), new Array(8).fill(before[0] + 1));
+  // the fetch of reduced records: a record stored after the same fetch ran is found
+  const ph = { hash_type: 'ImagePHash', hash_value: [1, 2, 3, 4, 5, 6, 7, 8], bands: [[1], [2], [3], [4], [5], [6], [7], [8]] };
+  const first = signed(u, { perceptual_hash: ph });
+  await store.signatures.insertSignatures([first], everything(u.user.id));
+  const seqOf = async (a: string) => (await db.get<{ seq: number }>('SELECT seq FROM signatures WHERE action_hash = ?', [a]))!.seq;
+  const s1 = await seqOf(first.action_hash);
+  for (let i = 0; i < 8; i++) assert.equal((await store.signatures.reducedBySeqs([s1, s1 + 1])).map((r) => r.seq), [s1]);
+  const second = signed(u, { perceptual_hash: ph });
+  await store.signatures.insertSignatures([second], everything(u.user.id));
+  assert.is(await seqOf(second.action_hash), s1 + 1);
+  for (let i = 0; i < 8; i++) assert.equal((await store.signatures.reducedBySeqs([s1, s1 + 1])).map((r) => r.seq).sort(), [s1, s1 + 1]);
+  // a statement that fails to prepare rejects every time (never kept, never left hanging)
+  for (let i = 0; i < 2; i++) await rejects(() => db.all('SELECT nope FROM nowhere'), /no such table/);
+  // more distinct statements than a reader keeps: the oldest are finalized, all answer
+  const values = await Promise.all(Array.from({ length: 600 }, (_, i) => db.all<{ v: number }>(`SELECT ${i} AS v`)));
+  assert.equal(values.map((r) => r[0].v), Array.from({ length: 600 }, (_, i) => i));
+  // a database whose readers hold prepared statements closes
+  const other = await Db.open(join(dir, 'other.sqlite'));
+  for (let i = 0; i < 8; i++) await other.all('SELECT ? AS x', [i]);
+  await rejects(() => other.all('SELECT nope FROM nowhere'));
+  await other.close();
+});
+
 test('migration 003 fills the reduced table from records stored before it', async () => {
   const u = await newUser();
   const ph = { hash_type: 'ImagePHash', hash_value: [1, 1, 2, 3, 5, 8, 13, 21], bands: [[1], [1], [2], [3], [5], [8], [13], [21]] };
