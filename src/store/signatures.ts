@@ -417,8 +417,8 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
       // line "seq,signed_at,json" per record: turning 100 rows into JS objects costs the
       // event loop more than splitting one string. JSON text from json_object holds no
       // raw line feed (control characters are escaped).
-      // `all`, not `get`: readers keep this statement prepared (one per IN-list length)
-      const [row] = await db.all<{ lines: string | null }>(
+      // readers keep this statement prepared (one per IN-list length)
+      const row = await db.get<{ lines: string | null }>(
         `SELECT group_concat(seq || ',' || signed_at || ',' || reduced, char(10)) AS lines
          FROM signature_reduced WHERE seq IN (${marks})`,
         [...seqs],
