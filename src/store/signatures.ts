@@ -412,16 +412,16 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
 
     async reducedBySeqs(seqs) {
       if (seqs.length === 0) return [];
-      const marks = seqs.map(() => '?').join(', ');
       // Kept as JSON text beside the record (migration 003), handed over as one text, a
       // line "seq,signed_at,json" per record: turning 100 rows into JS objects costs the
       // event loop more than splitting one string. JSON text from json_object holds no
-      // raw line feed (control characters are escaped).
-      // readers keep this statement prepared (one per IN-list length)
+      // raw line feed (control characters are escaped). The seqs go in as one JSON
+      // array: node-sqlite3 spends ~0.5 µs of the event loop on each bound parameter,
+      // and one statement text serves every count (readers keep it prepared).
       const row = await db.get<{ lines: string | null }>(
         `SELECT group_concat(seq || ',' || signed_at || ',' || reduced, char(10)) AS lines
-         FROM signature_reduced WHERE seq IN (${marks})`,
-        [...seqs],
+         FROM signature_reduced WHERE seq IN (SELECT value FROM json_each(?))`,
+        [JSON.stringify(seqs)],
       );
       if (!row?.lines) return [];
       return row.lines.split('\n').map((line) => {
