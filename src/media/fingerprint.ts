@@ -43,7 +43,8 @@ export async function fingerprintFile(pathOrBuffer: string | Uint8Array, opts: F
       // ffmpeg reads a path itself; bytes go to a temp file.
       return await videoFingerprint(pathOrBuffer, type.format, { timeoutMs: opts.timeoutMs });
     }
-    // ffmpeg (the default audio decoder) reads a path itself; bytes go through stdin.
+    // A path goes on as it is: ffmpeg reads it itself (bytes go through its stdin), and
+    // a WAV file, read in process, only as far as its first 120 s.
     if (type.kind === 'audio') return await audioFingerprint(pathOrBuffer, type.format as AudioFormat, { deadlineMs: opts.timeoutMs });
     const bytes = typeof pathOrBuffer === 'string' ? new Uint8Array(await readFile(pathOrBuffer)) : pathOrBuffer;
     const hash = await decodeImageForHash(bytes, type.format, opts.image);
