@@ -4,7 +4,7 @@
 //   2. POST /sign: signatures per second and p99 latency;
 //   3. POST /sign-batch with 100 files: signatures per second and p99 latency.
 // Every response is checked (status 200, no errors) and counted inside the run.
-// Run: node --import tsx bench/server.bench.ts   (DURATION=seconds to change 5)
+// Run after `npm run build`: node --import tsx bench/server.bench.ts   (DURATION=seconds to change 5)
 import Koa from 'koa';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
@@ -13,11 +13,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { loadConfig } from '../src/server/config.js';
-import { startServer } from '../src/server/serve.js';
-import { createServerCell } from '../src/server/accounts/cells.js';
-import { issueSessionToken } from '../src/server/auth/tokens.js';
-import { createUserAccount } from '../src/server/accounts/service.js';
+import { compiled } from './support.js';
+
+// The compiled server, as `npm start` runs it (support.ts compiled()).
+const { loadConfig } = await compiled<typeof import('../src/server/config.js')>('src/server/config.js');
+const { startServer } = await compiled<typeof import('../src/server/serve.js')>('src/server/serve.js');
+const { createServerCell } = await compiled<typeof import('../src/server/accounts/cells.js')>('src/server/accounts/cells.js');
+const { issueSessionToken } = await compiled<typeof import('../src/server/auth/tokens.js')>('src/server/auth/tokens.js');
+const { createUserAccount } = await compiled<typeof import('../src/server/accounts/service.js')>('src/server/accounts/service.js');
 
 // autocannon ships no types; the few fields used here.
 interface AutocannonResult {
