@@ -179,6 +179,14 @@ function peakRssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
+/** Peak resident sets (VmHWM, MB) of a process's decoder sandboxes (src/media/sandbox.ts), each still running. */
+function sandboxPeakRssMb(pid: number): number[] {
+  const { execFileSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+  return execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)]).toString().split('\n')
+    .filter((line) => line.includes('sandbox-child.js'))
+    .map((line) => peakRssMb(Number(line.trim().split(/\s+/)[0])));
+}
+
 function load(opts: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)));
@@ -265,6 +273,7 @@ async function main(): Promise<void> {
     headers: { 'content-type': 'application/octet-stream' },
   });
   const rssAfterFiles = peakRssMb(prov.proc.pid!);
+  const sandboxRss = sandboxPeakRssMb(prov.proc.pid!);
   const filesDelay = await loopDelay(prov.proc);
   const big = randomBytes(20 << 20);
   const flood = await load({
@@ -288,7 +297,7 @@ async function main(): Promise<void> {
   console.log(`POST /verify-fuzzy, the same query repeated (${probe.count} matches per answer; from the answer cache): ${(100 * ratio((r) => r.fuzzy)).toFixed(0)} % of hello-world (median; rounds ${perRound((r) => r.fuzzy)} %), ${median(rounds.map((r) => rps(r.fuzzy))).toFixed(0)} req/s, p99 ${median(rounds.map((r) => r.fuzzy.latency.p99))} ms; ${(100 * median(rounds.map((r) => rps(r.fuzzy) / rps(r.answer)))).toFixed(0)} % of the Koa sending the answer`);
   console.log(`POST /verify-fuzzy, a random query per request (${varied['2xx']} answers, ${empty} with fewer than 100 matches) ${rps(varied).toFixed(0)} req/s (p99 ${varied.latency.p99} ms) = ${pct(varied)}; the server's event-loop delay meanwhile ${delayText(variedDelay)}`);
   console.log(`POST /verify-fuzzy, no candidates (the endpoint without index work): ${(100 * ratio((r) => r.none)).toFixed(0)} % of hello-world (median; rounds ${perRound((r) => r.none)} %), ${median(rounds.map((r) => rps(r.none))).toFixed(0)} req/s, p99 ${median(rounds.map((r) => r.none.latency.p99))} ms`);
-  console.log(`POST /verify-file fruits.jpg (82 KB), 4 concurrent: ${rps(files).toFixed(1)} files/s, ${files['2xx']} ok, ${files.non2xx} non-2xx; peak RSS ${rssAfterFiles.toFixed(0)} MB; event-loop delay ${delayText(filesDelay)}`);
+  console.log(`POST /verify-file fruits.jpg (82 KB), 4 concurrent: ${rps(files).toFixed(1)} files/s, ${files['2xx']} ok, ${files.non2xx} non-2xx; peak RSS ${rssAfterFiles.toFixed(0)} MB, and ${sandboxRss.map((mb) => mb.toFixed(0)).join(' + ')} MB in ${sandboxRss.length} decoder sandboxes; event-loop delay ${delayText(filesDelay)}`);
   console.log(`POST /verify-file flood: 32 connections x 20 MB: ${flood['2xx']} answered 200, ${flood.non2xx} non-2xx (503 busy beyond ${2 * 2} in flight), ${flood.errors} socket errors; peak RSS ${rssPeak.toFixed(0)} MB; event-loop delay ${delayText(floodDelay)}`);
 }
 

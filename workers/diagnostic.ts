@@ -1,13 +1,17 @@
 // Piscina task for checking a pool's boundaries (its deadline, crash and memory
 // isolation), used by the tests and by operators: `pool.run('diagnostic', {mode})`.
 // Harmless in production: it does nothing unless asked, and only to its own worker.
+import { DecoderSandbox } from '../src/media/sandbox.js';
+
 export interface DiagnosticTask {
   /** echo: return `value`; sleep: wait `ms` without yielding the thread; exit: end the
    * worker's process-level thread abruptly; throw: fail with an error; oom: allocate until
-   * the worker's heap limit ends it. */
-  mode: 'echo' | 'sleep' | 'exit' | 'throw' | 'oom';
+   * the worker's heap limit ends it; decoder-hang: wait on a decoder sandbox that never
+   * answers, until `deadlineAt` (epoch ms). */
+  mode: 'echo' | 'sleep' | 'exit' | 'throw' | 'oom' | 'decoder-hang';
   ms?: number;
   value?: unknown;
+  deadlineAt?: number;
 }
 
 export default function diagnostic(task: DiagnosticTask): unknown {
@@ -24,6 +28,8 @@ export default function diagnostic(task: DiagnosticTask): unknown {
     // falls through (never reached)
     case 'throw':
       throw new Error('diagnostic task failed on purpose');
+    case 'decoder-hang':
+      return new DecoderSandbox().diagnostic('hang', Math.max(1, (task.deadlineAt ?? Date.now() + 60_000) - Date.now()));
     case 'oom': {
       const hoard: number[][] = [];
       for (;;) hoard.push(new Array(1 << 20).fill(1.5));

@@ -7,6 +7,7 @@ import { fingerprintSimilarity } from '../lib/hamming.js';
 import type { Fingerprint } from '../lib/types.js';
 import { audioFingerprint, type AudioFormat } from './audio.js';
 import { decodeImageForHash, type ImageDecodeOptions } from './image.js';
+import type { DecoderSandbox } from './sandbox.js';
 import { videoFingerprint } from './video.js';
 
 export interface FingerprintOptions {
@@ -14,6 +15,12 @@ export interface FingerprintOptions {
   timeoutMs?: number;
   /** Image decoding options (pixel cap, shrink-on-load). */
   image?: ImageDecodeOptions;
+  /**
+   * Decode images with sharp in this separate process (the pool's workers pass theirs):
+   * a decoder that crashes in native code then fails this file (null) instead of the
+   * process. BMP, read by our own code, stays in process.
+   */
+  sandbox?: DecoderSandbox;
 }
 
 const DETECT_BYTES = 4096;
@@ -47,7 +54,9 @@ export async function fingerprintFile(pathOrBuffer: string | Uint8Array, opts: F
     // a WAV file, read in process, only as far as its first 120 s.
     if (type.kind === 'audio') return await audioFingerprint(pathOrBuffer, type.format as AudioFormat, { deadlineMs: opts.timeoutMs });
     const bytes = typeof pathOrBuffer === 'string' ? new Uint8Array(await readFile(pathOrBuffer)) : pathOrBuffer;
-    const hash = await decodeImageForHash(bytes, type.format, opts.image);
+    const hash = opts.sandbox !== undefined && type.format !== 'bmp'
+      ? await opts.sandbox.imageHash(bytes, type.format, opts.image, opts.timeoutMs)
+      : await decodeImageForHash(bytes, type.format, opts.image);
     const hash_value = Array.from(hash);
     return { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) };
   } catch {

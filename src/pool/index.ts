@@ -108,6 +108,7 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
     minThreads: Math.min(1, workers),
     maxThreads: workers,
     maxQueue: options.maxQueue ?? 16 * workers,
+    // a worker idle this long ends; its decoder sandbox ends before it (10 s), so it is reaped
     idleTimeout: 30_000,
     resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1024 },
   });
@@ -137,7 +138,8 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
   return {
     fingerprint(bytes: Uint8Array): Promise<Fingerprint | null> {
       const buffer = ownBuffer(bytes);
-      return run<Fingerprint | null>('fingerprint', { buffer }, [buffer]);
+      // the worker's decoder sandbox ends itself at this deadline too (workers/fingerprint.ts)
+      return run<Fingerprint | null>('fingerprint', { buffer, deadlineAt: Date.now() + timeoutMs }, [buffer]);
     },
     run,
     get queueSize() {

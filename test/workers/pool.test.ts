@@ -5,6 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import sharp from 'sharp';
 import { fingerprintFile } from '../../src/media/fingerprint.js';
 import { createFingerprintPool, PoolBusyError, PoolTaskError, PoolTimeoutError, type FingerprintPool } from '../../src/pool/index.js';
 
@@ -70,6 +72,59 @@ test('a crashing task and one that runs out of memory fail alone', () =>
       assert.is(await pool.run('diagnostic', { mode: 'echo', value: mode }), mode, `after ${mode}`);
     }
     assert.is((await pool.fingerprint(read('fruits.jpg')))?.hash_type, 'ImagePHash');
+  }));
+
+/** The decoder sandbox processes (src/media/sandbox.ts) this process's workers started. */
+function sandboxPids(): Set<number> {
+  const out = new Set<number>();
+  for (const line of execFileSync('ps', ['-eo', 'pid=,ppid=,args=']).toString().split('\n')) {
+    const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+    if (m && Number(m[2]) === process.pid && m[3].includes('sandbox-child.js')) out.add(Number(m[1]));
+  }
+  return out;
+}
+
+/** The process is gone, or has ended and waits to be reaped (a zombie: its parent thread was terminated). */
+function ended(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] === 'Z';
+  } catch {
+    return true;
+  }
+}
+
+test('images are decoded in a process of their own: a decoder killed mid-file (SIGSEGV) fails that file only', () =>
+  withPool({ workers: 1 }, async (pool) => {
+    const before = sandboxPids();
+    const expected = await fingerprintFile(read('fruits.jpg'));
+    assert.equal(await pool.fingerprint(read('fruits.jpg')), expected);
+    const started = [...sandboxPids()].filter((pid) => !before.has(pid));
+    assert.is(started.length, 1, 'the worker started one sandbox process');
+    const big = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer();
+    const pending = pool.fingerprint(new Uint8Array(big));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    process.kill(started[0], 'SIGSEGV');
+    assert.is(await pending, null, 'that file is unreadable');
+    assert.equal(await pool.fingerprint(read('fruits.jpg')), expected, 'the next file');
+  }));
+
+test('a decoder sandbox whose worker is stopped at the deadline ends itself', () =>
+  withPool({ workers: 1, taskTimeoutMs: 1500 }, async (pool) => {
+    await pool.run('diagnostic', { mode: 'echo' });
+    const before = sandboxPids();
+    const hung = pool.run('diagnostic', { mode: 'decoder-hang', deadlineAt: Date.now() + 1500 });
+    hung.catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const started = [...sandboxPids()].filter((pid) => !before.has(pid));
+    assert.is(started.length, 1, 'the task started a sandbox process');
+    try {
+      await hung;
+      assert.unreachable('no timeout');
+    } catch (e) {
+      assert.instance(e, PoolTimeoutError);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.ok(ended(started[0]), 'the sandbox process ended at its deadline');
   }));
 
 test('a full queue refuses at once with PoolBusyError', () =>

@@ -1,0 +1,188 @@
+// The decoder sandbox: native image decoding (sharp, libvips and the codec libraries
+// under it) in a process of its own, so that a decoder that crashes on a hostile file
+// (a segfault or abort in C code, which no worker thread survives) ends that process
+// only: the file's request fails, and the next request starts a new process. The pool's
+// workers keep one each (workers/fingerprint.ts); in-process callers of fingerprintFile
+// may pass one too.
+//
+// The host (this file) forks dist/src/media/sandbox-child.js with an IPC channel in
+// the V8 serialisation (bytes go as bytes), sends {id, op, deadlineMs, ...} and gets
+// {id, ok, value | error}. A request past its deadline has the process killed. The
+// child also ends itself at the deadline, when idle and when its channel closes: a
+// worker thread that is terminated leaves its child's channel open, and its child
+// must not outlive it for long (sandbox-child.ts).
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MediaFormat } from '../lib/detect.js';
+import { packageRoot } from '../lib/wasm.js';
+import { ImageDecodeError, type ImageDecodeOptions } from './image.js';
+
+/** Times a request is sent again to a new process after an idle exit crossed it. */
+const MAX_RESENDS = 3;
+
+/** The deadline of a request when none is given, in ms. */
+export const SANDBOX_DEFAULT_DEADLINE_MS = 60_000;
+
+/** What the child is asked to do (sandbox-child.ts). */
+export type SandboxRequest =
+  | { id: number; op: 'image-hash'; deadlineMs: number; bytes: Uint8Array; format: MediaFormat; options: ImageDecodeOptions }
+  | { id: number; op: 'abort' | 'hang'; deadlineMs: number };
+
+export type SandboxReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+
+/** The sandbox process ended (crashed, was killed) or ran past a deadline; the request got no answer. */
+export class SandboxError extends Error {
+  override name = 'SandboxError';
+  constructor(readonly code: 'crashed' | 'timeout', message: string) {
+    super(message);
+  }
+}
+
+type RequestBody = { op: 'image-hash'; bytes: Uint8Array; format: MediaFormat; options: ImageDecodeOptions } | { op: 'abort' | 'hang' };
+
+interface Pending {
+  body: RequestBody;
+  /** When the request's deadline passes (epoch ms). */
+  deadlineAt: number;
+  /** The process the request was sent to. */
+  child: ChildProcess;
+  /** Times sent again after an idle exit (bounded, so a process that exits at once cannot loop). */
+  resends: number;
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export interface DecoderSandboxOptions {
+  /**
+   * An idle sandbox process ends itself after this many ms (default 10000): less than
+   * the pool's idle time for a worker (30 s), so that the worker, still running, reaps it.
+   */
+  idleMs?: number;
+}
+
+/** dist/src/media/sandbox-child.js, with a clear error when it was not compiled. */
+function childFile(): string {
+  const file = join(packageRoot, 'dist', 'src', 'media', 'sandbox-child.js');
+  if (!existsSync(file)) throw new Error(`provenant: ${file} is missing; run "npm run build:ts" to compile it`);
+  return file;
+}
+
+export class DecoderSandbox {
+  private child: ChildProcess | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private closed = false;
+  private readonly idleMs: number;
+
+  constructor(options: DecoderSandboxOptions = {}) {
+    this.idleMs = options.idleMs ?? 10_000;
+  }
+
+  /** The process id of the current sandbox process, or null when none is running. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** The 8-byte ImagePHash of an image file's bytes (a copy of them goes to the sandbox process). */
+  imageHash(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}, deadlineMs = SANDBOX_DEFAULT_DEADLINE_MS): Promise<Uint8Array> {
+    return this.request({ op: 'image-hash', bytes, format, options }, deadlineMs) as Promise<Uint8Array>;
+  }
+
+  /**
+   * For checking the boundary (tests, operators): `abort` makes the process abort as a
+   * crashing decoder would; `hang` never answers, as a decoder stuck in a loop. Both reject.
+   */
+  diagnostic(mode: 'abort' | 'hang', deadlineMs = SANDBOX_DEFAULT_DEADLINE_MS): Promise<never> {
+    return this.request({ op: mode }, deadlineMs) as Promise<never>;
+  }
+
+  /** Ends the sandbox process; pending requests reject. Later requests fail. */
+  close(): void {
+    this.closed = true;
+    this.child?.kill('SIGKILL');
+  }
+
+  private request(body: RequestBody, deadlineMs: number): Promise<unknown> {
+    if (this.closed) return Promise.reject(new Error('the decoder sandbox is closed'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // the process may be stuck in a decoder: it goes, and every request in it
+        const p = this.settle(id);
+        p?.reject(new SandboxError('timeout', `the image decoder ran past its ${deadlineMs} ms deadline and was stopped`));
+        p?.child.kill('SIGKILL');
+      }, deadlineMs);
+      this.pending.set(id, { body, deadlineAt: Date.now() + deadlineMs, child: null as unknown as ChildProcess, resends: 0, resolve, reject, timer });
+      this.dispatch(id);
+    });
+  }
+
+  /** Sends pending request `id` to the current process (started when there is none). */
+  private dispatch(id: number): void {
+    const p = this.pending.get(id)!;
+    const child = this.child ?? this.start();
+    p.child = child;
+    this.hold(child, true);
+    // the child's own deadline is what is left of the request's
+    child.send({ id, deadlineMs: Math.max(1, p.deadlineAt - Date.now()), ...p.body } as SandboxRequest, (err) => {
+      if (!err || this.pending.get(id) !== p) return;
+      // not delivered (the process is exiting): it had no part in that, so a new one gets it
+      if (this.child === child) this.child = null;
+      if (p.resends++ < MAX_RESENDS && !this.closed) this.dispatch(id);
+      else this.settle(id)?.reject(new SandboxError('crashed', `cannot reach the image decoder process: ${err.message}`));
+    });
+  }
+
+  private start(): ChildProcess {
+    const child = fork(childFile(), [String(this.idleMs)], {
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      execArgv: [],
+    });
+    this.child = child;
+    child.on('message', (reply: SandboxReply) => {
+      const p = this.settle(reply.id);
+      if (!p) return;
+      if (reply.ok) p.resolve(reply.value);
+      else p.reject(new ImageDecodeError(reply.error));
+    });
+    child.on('error', () => {}); // a failed spawn or send also ends in 'exit' or a send callback
+    child.once('exit', (code, signal) => {
+      if (this.child === child) this.child = null;
+      // Code 0 is the child's idle exit, taken only with nothing received and unanswered:
+      // requests sent meanwhile never reached it and go to a new process.
+      const idleExit = code === 0 && signal === null && !this.closed;
+      const why = signal ? `was ended by ${signal}` : `exited with code ${code}`;
+      for (const [id, p] of [...this.pending]) {
+        if (p.child !== child) continue;
+        if (idleExit && p.resends++ < MAX_RESENDS) this.dispatch(id);
+        else this.settle(id)?.reject(new SandboxError('crashed', `the image decoder process ${why} before answering`));
+      }
+    });
+    return child;
+  }
+
+  /** Removes request `id` and its timer; returns it unless it was settled already. */
+  private settle(id: number): Pending | undefined {
+    const p = this.pending.get(id);
+    if (!p) return undefined;
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    if (this.pending.size === 0 && this.child) this.hold(this.child, false);
+    return p;
+  }
+
+  /** An idle sandbox process does not keep its parent's event loop alive. */
+  private hold(child: ChildProcess, busy: boolean): void {
+    const channel = child.channel as { ref(): void; unref(): void } | undefined;
+    if (busy) {
+      child.ref();
+      channel?.ref();
+    } else {
+      child.unref();
+      channel?.unref();
+    }
+  }
+}
