@@ -1,12 +1,17 @@
 // Piscina task: the integrity report of a file's bytes (transferred, not copied).
 // Run it with `pool.run('integrity', { buffer }, [buffer])`.
-import { integrityReport } from '../src/media/integrity.js';
+// The report is made in this worker's decoder sandbox (src/media/sandbox.ts): the LSB
+// statistics decode images with sharp, and a decoder crashing in native code then fails
+// this task only.
+import { DecoderSandbox } from '../src/media/sandbox.js';
 import type { IntegrityReport } from '../src/lib/integrity.js';
 
 export interface IntegrityTask {
   buffer: ArrayBuffer;
 }
 
+const sandbox = new DecoderSandbox();
+
 export default function integrity({ buffer }: IntegrityTask): Promise<IntegrityReport> {
-  return integrityReport(new Uint8Array(buffer));
+  return sandbox.integrityReport(new Uint8Array(buffer));
 }

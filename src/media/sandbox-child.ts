@@ -27,6 +27,8 @@ async function handle(req: SandboxRequest): Promise<unknown> {
   switch (req.op) {
     case 'image-hash':
       return decodeImageForHash(req.bytes, req.format, req.options);
+    case 'integrity':
+      return (await import('./integrity.js')).integrityReport(req.bytes);
     case 'abort':
       process.abort(); // as a decoder crashing in C code would
     // falls through (never reached)

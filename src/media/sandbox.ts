@@ -1,5 +1,5 @@
 // The decoder sandbox: native image decoding (sharp, libvips and the codec libraries
-// under it) in a process of its own, so that a decoder that crashes on a hostile file
+// under it; for image hashes and for the integrity report's LSB statistics) in a process of its own, so that a decoder that crashes on a hostile file
 // (a segfault or abort in C code, which no worker thread survives) ends that process
 // only: the file's request fails, and the next request starts a new process. The pool's
 // workers keep one each (workers/fingerprint.ts); in-process callers of fingerprintFile
@@ -15,6 +15,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MediaFormat } from '../lib/detect.js';
+import type { IntegrityReport } from '../lib/integrity.js';
 import { packageRoot } from '../lib/wasm.js';
 import { ImageDecodeError, type ImageDecodeOptions } from './image.js';
 
@@ -24,10 +25,13 @@ const MAX_RESENDS = 3;
 /** The deadline of a request when none is given, in ms. */
 export const SANDBOX_DEFAULT_DEADLINE_MS = 60_000;
 
+type RequestBody =
+  | { op: 'image-hash'; bytes: Uint8Array; format: MediaFormat; options: ImageDecodeOptions }
+  | { op: 'integrity'; bytes: Uint8Array }
+  | { op: 'abort' | 'hang' };
+
 /** What the child is asked to do (sandbox-child.ts). */
-export type SandboxRequest =
-  | { id: number; op: 'image-hash'; deadlineMs: number; bytes: Uint8Array; format: MediaFormat; options: ImageDecodeOptions }
-  | { id: number; op: 'abort' | 'hang'; deadlineMs: number };
+export type SandboxRequest = RequestBody & { id: number; deadlineMs: number };
 
 export type SandboxReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
 
@@ -39,7 +43,6 @@ export class SandboxError extends Error {
   }
 }
 
-type RequestBody = { op: 'image-hash'; bytes: Uint8Array; format: MediaFormat; options: ImageDecodeOptions } | { op: 'abort' | 'hang' };
 
 interface Pending {
   body: RequestBody;
@@ -88,6 +91,11 @@ export class DecoderSandbox {
   /** The 8-byte ImagePHash of an image file's bytes (a copy of them goes to the sandbox process). */
   imageHash(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}, deadlineMs = SANDBOX_DEFAULT_DEADLINE_MS): Promise<Uint8Array> {
     return this.request({ op: 'image-hash', bytes, format, options }, deadlineMs) as Promise<Uint8Array>;
+  }
+
+  /** The integrity report (src/media/integrity.ts) of a file's bytes, made in the sandbox process. */
+  integrityReport(bytes: Uint8Array, deadlineMs = SANDBOX_DEFAULT_DEADLINE_MS): Promise<IntegrityReport> {
+    return this.request({ op: 'integrity', bytes }, deadlineMs) as Promise<IntegrityReport>;
   }
 
   /**
@@ -146,7 +154,7 @@ export class DecoderSandbox {
       const p = this.settle(reply.id);
       if (!p) return;
       if (reply.ok) p.resolve(reply.value);
-      else p.reject(new ImageDecodeError(reply.error));
+      else p.reject(p.body.op === 'image-hash' ? new ImageDecodeError(reply.error) : new Error(reply.error));
     });
     child.on('error', () => {}); // a failed spawn or send also ends in 'exit' or a send callback
     child.once('exit', (code, signal) => {

@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { decodeImageForHash, ImageDecodeError } from '../../src/media/image.js';
 import { DecoderSandbox, SandboxError } from '../../src/media/sandbox.js';
 import { fingerprintFile } from '../../src/media/fingerprint.js';
+import { integrityReport } from '../../src/media/integrity.js';
 
 const FIX = new URL('../fixtures/media/', import.meta.url).pathname;
 const jpeg = new Uint8Array(readFileSync(FIX + 'fruits.jpg'));
@@ -44,6 +45,19 @@ test('image hashes from the sandbox process equal the in-process decode (JPEG, P
       assert.equal(await sandbox.imageHash(bytes, format), await decodeImageForHash(bytes, format), name);
     }
     assert.equal(await fingerprintFile(jpeg, { sandbox }), await fingerprintFile(jpeg), 'fingerprintFile');
+  }));
+
+test('integrity reports from the sandbox process equal the in-process report (LSB statistics decoded there)', () =>
+  withSandbox(async (sandbox) => {
+    const png = new Uint8Array(readFileSync(new URL('../fixtures/integrity/plant-crop.png', import.meta.url)));
+    // checked_at is the time of each report
+    const findings = ({ checked_at: _, ...rest }: Awaited<ReturnType<typeof integrityReport>>) => rest;
+    const local = await integrityReport(png);
+    assert.ok(local.checks_performed.includes('LsbAnalysis'));
+    assert.equal(findings(await sandbox.integrityReport(png)), findings(local));
+    const withSteg = new Uint8Array([...png, ...new TextEncoder().encode('PK\x03\x04 appended')]);
+    assert.equal(findings(await sandbox.integrityReport(withSteg)), findings(await integrityReport(withSteg)));
+    assert.equal(findings(await sandbox.integrityReport(jpeg)), findings(await integrityReport(jpeg)));
   }));
 
 test('a file the decoder refuses rejects with ImageDecodeError; the same process answers the next', () =>
