@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import sharp from 'sharp';
 import { fingerprintFile } from '../../src/media/fingerprint.js';
+import { busyFor, ended } from '../helpers/processes.js';
 import { createFingerprintPool, PoolBusyError, PoolTaskError, PoolTimeoutError, type FingerprintPool } from '../../src/pool/index.js';
 
 const FIX = new URL('../fixtures/media/', import.meta.url).pathname;
@@ -84,15 +85,6 @@ function sandboxPids(): Set<number> {
   return out;
 }
 
-/** The process is gone, or has ended and waits to be reaped (a zombie: its parent thread was terminated). */
-function ended(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] === 'Z';
-  } catch {
-    return true;
-  }
-}
-
 test('images are decoded in a process of their own: a decoder killed mid-file (SIGSEGV) fails that file only', () =>
   withPool({ workers: 1 }, async (pool) => {
     const before = sandboxPids();
@@ -100,9 +92,9 @@ test('images are decoded in a process of their own: a decoder killed mid-file (S
     assert.equal(await pool.fingerprint(read('fruits.jpg')), expected);
     const started = [...sandboxPids()].filter((pid) => !before.has(pid));
     assert.is(started.length, 1, 'the worker started one sandbox process');
-    const big = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer();
+    const big = await sharp({ create: { width: 9000, height: 9000, channels: 3, background: '#406080' } }).png().toBuffer();
     const pending = pool.fingerprint(new Uint8Array(big));
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await busyFor(started[0], 60); // decoding it: 81 MP from 1 MB of PNG take a second
     process.kill(started[0], 'SIGSEGV');
     assert.is(await pending, null, 'that file is unreadable');
     assert.equal(await pool.fingerprint(read('fruits.jpg')), expected, 'the next file');
