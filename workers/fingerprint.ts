@@ -2,7 +2,9 @@
 // Images are decoded in this worker's decoder sandbox, a process of its own
 // (src/media/sandbox.ts): a decoder crashing in native code fails that file only.
 import { fingerprintFile } from '../src/media/fingerprint.js';
+import { workerData } from 'piscina';
 import { DecoderSandbox } from '../src/media/sandbox.js';
+import type { PoolWorkerData } from '../src/pool/index.js';
 import type { Fingerprint } from '../src/lib/types.js';
 
 export interface FingerprintTask {
@@ -11,7 +13,7 @@ export interface FingerprintTask {
   deadlineAt?: number;
 }
 
-const sandbox = new DecoderSandbox();
+const sandbox = new DecoderSandbox({ idleMs: (workerData as PoolWorkerData | undefined)?.decoderIdleMs });
 
 /** This task's own deadline comes this much before the pool's (see below). */
 const DEADLINE_MARGIN_MS = 500;

@@ -3,14 +3,16 @@
 // The report is made in this worker's decoder sandbox (src/media/sandbox.ts): the LSB
 // statistics decode images with sharp, and a decoder crashing in native code then fails
 // this task only.
+import { workerData } from 'piscina';
 import { DecoderSandbox } from '../src/media/sandbox.js';
+import type { PoolWorkerData } from '../src/pool/index.js';
 import type { IntegrityReport } from '../src/lib/integrity.js';
 
 export interface IntegrityTask {
   buffer: ArrayBuffer;
 }
 
-const sandbox = new DecoderSandbox();
+const sandbox = new DecoderSandbox({ idleMs: (workerData as PoolWorkerData | undefined)?.decoderIdleMs });
 
 export default function integrity({ buffer }: IntegrityTask): Promise<IntegrityReport> {
   return sandbox.integrityReport(new Uint8Array(buffer));

@@ -18,6 +18,13 @@ export interface FingerprintPoolOptions {
   maxQueue?: number;
   /** Heap limit per worker in MB (default 1024): a runaway decoder fails its task only. */
   maxHeapMb?: number;
+  /** A worker's decoder sandbox (src/media/sandbox.ts) ends after this long idle, in ms (default 10000). */
+  decoderIdleMs?: number;
+}
+
+/** What every worker gets as Piscina's workerData. */
+export interface PoolWorkerData {
+  decoderIdleMs?: number;
 }
 
 export interface FingerprintPool {
@@ -108,8 +115,14 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
     minThreads: Math.min(1, workers),
     maxThreads: workers,
     maxQueue: options.maxQueue ?? 16 * workers,
-    // a worker idle this long ends; its decoder sandbox ends before it (10 s), so it is reaped
+    // A worker idle this long ends; its decoder sandbox ends before it (10 s) and is
+    // reaped by it. That needs the idle worker's event loop running: with Piscina's
+    // default, an idle worker blocks in Atomics.wait, and its ended children stay
+    // zombies (a worker terminated meanwhile never reaps them). Tasks here take
+    // milliseconds at least, so the message-port hand-off costs nothing measurable.
+    atomics: 'disabled',
     idleTimeout: 30_000,
+    workerData: { decoderIdleMs: options.decoderIdleMs } satisfies PoolWorkerData,
     resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1024 },
   });
   let closed = false;

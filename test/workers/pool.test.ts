@@ -4,7 +4,7 @@
 // (`npm test` compiles them first; alone: `npm run build:ts`).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import sharp from 'sharp';
 import { fingerprintFile } from '../../src/media/fingerprint.js';
@@ -98,6 +98,17 @@ test('images are decoded in a process of their own: a decoder killed mid-file (S
     process.kill(started[0], 'SIGSEGV');
     assert.is(await pending, null, 'that file is unreadable');
     assert.equal(await pool.fingerprint(read('fruits.jpg')), expected, 'the next file');
+  }));
+
+test("an idle worker's decoder sandbox ends and is reaped (not left a zombie)", () =>
+  withPool({ workers: 1, decoderIdleMs: 300 }, async (pool) => {
+    const before = sandboxPids();
+    assert.is((await pool.fingerprint(read('fruits.jpg')))?.hash_type, 'ImagePHash');
+    const started = [...sandboxPids()].filter((pid) => !before.has(pid));
+    assert.is(started.length, 1);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.not.ok(existsSync(`/proc/${started[0]}`), 'reaped, not a zombie');
+    assert.is((await pool.fingerprint(read('fruits.jpg')))?.hash_type, 'ImagePHash', 'a new sandbox for the next image');
   }));
 
 test('a decoder sandbox whose worker is stopped at the deadline ends itself', () =>
