@@ -2,9 +2,7 @@
 // Images are decoded in this worker's decoder sandbox, a process of its own
 // (src/media/sandbox.ts): a decoder crashing in native code fails that file only.
 import { fingerprintFile } from '../src/media/fingerprint.js';
-import { workerData } from 'piscina';
-import { DecoderSandbox } from '../src/media/sandbox.js';
-import type { PoolWorkerData } from '../src/pool/index.js';
+import { workerSandbox } from '../src/pool/worker-sandbox.js';
 import type { Fingerprint } from '../src/lib/types.js';
 
 export interface FingerprintTask {
@@ -12,8 +10,6 @@ export interface FingerprintTask {
   /** The pool's deadline for this task (epoch ms): decoders and the sandbox end by then. */
   deadlineAt?: number;
 }
-
-const sandbox = new DecoderSandbox({ idleMs: (workerData as PoolWorkerData | undefined)?.decoderIdleMs });
 
 /** This task's own deadline comes this much before the pool's (see below). */
 const DEADLINE_MARGIN_MS = 500;
@@ -24,5 +20,5 @@ export default function fingerprint({ buffer, deadlineAt }: FingerprintTask): Pr
   // whose parent thread was terminated is never reaped (it stays a zombie until the
   // server exits), so the pool's own stop is left for a thread that does not answer.
   const timeoutMs = deadlineAt === undefined ? undefined : Math.max(1, deadlineAt - Date.now() - DEADLINE_MARGIN_MS);
-  return fingerprintFile(new Uint8Array(buffer), { sandbox, timeoutMs });
+  return fingerprintFile(new Uint8Array(buffer), { sandbox: workerSandbox(), timeoutMs });
 }

@@ -3,17 +3,13 @@
 // The report is made in this worker's decoder sandbox (src/media/sandbox.ts): the LSB
 // statistics decode images with sharp, and a decoder crashing in native code then fails
 // this task only.
-import { workerData } from 'piscina';
-import { DecoderSandbox } from '../src/media/sandbox.js';
-import type { PoolWorkerData } from '../src/pool/index.js';
+import { workerSandbox } from '../src/pool/worker-sandbox.js';
 import type { IntegrityReport } from '../src/lib/integrity.js';
 
 export interface IntegrityTask {
   buffer: ArrayBuffer;
 }
 
-const sandbox = new DecoderSandbox({ idleMs: (workerData as PoolWorkerData | undefined)?.decoderIdleMs });
-
 export default function integrity({ buffer }: IntegrityTask): Promise<IntegrityReport> {
-  return sandbox.integrityReport(new Uint8Array(buffer));
+  return workerSandbox().integrityReport(new Uint8Array(buffer));
 }

@@ -1,0 +1,12 @@
+// The decoder sandbox of the current worker thread (src/media/sandbox.ts), shared by
+// its task files (workers/fingerprint.ts, workers/integrity.ts): one process per
+// worker, made on first use, ending itself after the pool's decoderIdleMs idle.
+import { workerData } from 'piscina';
+import { DecoderSandbox } from '../media/sandbox.js';
+import type { PoolWorkerData } from './index.js';
+
+let sandbox: DecoderSandbox | undefined;
+
+export function workerSandbox(): DecoderSandbox {
+  return (sandbox ??= new DecoderSandbox({ idleMs: (workerData as PoolWorkerData | undefined)?.decoderIdleMs }));
+}
