@@ -1,9 +1,9 @@
 // The decoder sandbox: native image decoding (sharp, libvips and the codec libraries
-// under it; for image hashes and for the integrity report's LSB statistics) in a process of its own, so that a decoder that crashes on a hostile file
-// (a segfault or abort in C code, which no worker thread survives) ends that process
-// only: the file's request fails, and the next request starts a new process. The pool's
-// workers keep one each (workers/fingerprint.ts); in-process callers of fingerprintFile
-// may pass one too.
+// under it; for image hashes and for the integrity report's LSB statistics) in a
+// process of its own, so that a decoder that crashes on a hostile file (a segfault or
+// abort in C code, which no worker thread survives) ends that process only: the file's
+// request fails, and the next request starts a new process. The pool's workers keep one
+// each (src/pool/worker-sandbox.ts); in-process callers of fingerprintFile may pass one.
 //
 // The host (this file) forks dist/src/media/sandbox-child.js with an IPC channel in
 // the V8 serialisation (bytes go as bytes), sends {id, op, deadlineMs, ...} and gets
@@ -42,7 +42,6 @@ export class SandboxError extends Error {
     super(message);
   }
 }
-
 
 interface Pending {
   body: RequestBody;
@@ -119,7 +118,7 @@ export class DecoderSandbox {
       const timer = setTimeout(() => {
         // the process may be stuck in a decoder: it goes, and every request in it
         const p = this.settle(id);
-        p?.reject(new SandboxError('timeout', `the image decoder ran past its ${deadlineMs} ms deadline and was stopped`));
+        p?.reject(new SandboxError('timeout', `the decoder process ran past its ${deadlineMs} ms deadline and was stopped`));
         p?.child.kill('SIGKILL');
       }, deadlineMs);
       this.pending.set(id, { body, deadlineAt: Date.now() + deadlineMs, child: null as unknown as ChildProcess, resends: 0, resolve, reject, timer });
@@ -139,7 +138,7 @@ export class DecoderSandbox {
       // not delivered (the process is exiting): it had no part in that, so a new one gets it
       if (this.child === child) this.child = null;
       if (p.resends++ < MAX_RESENDS && !this.closed) this.dispatch(id);
-      else this.settle(id)?.reject(new SandboxError('crashed', `cannot reach the image decoder process: ${err.message}`));
+      else this.settle(id)?.reject(new SandboxError('crashed', `cannot reach the decoder process: ${err.message}`));
     });
   }
 
@@ -166,7 +165,7 @@ export class DecoderSandbox {
       for (const [id, p] of [...this.pending]) {
         if (p.child !== child) continue;
         if (idleExit && p.resends++ < MAX_RESENDS) this.dispatch(id);
-        else this.settle(id)?.reject(new SandboxError('crashed', `the image decoder process ${why} before answering`));
+        else this.settle(id)?.reject(new SandboxError('crashed', `the decoder process ${why} before answering`));
       }
     });
     return child;

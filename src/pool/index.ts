@@ -1,7 +1,8 @@
 // The worker pool (decisions.md 1.2): Piscina threads that run the task files of
 // workers/ from their compiled JS (dist/workers/<name>.js), with a hard deadline per
 // task, a bounded queue, and a crash boundary: a task that hangs, crashes or runs out
-// of memory fails alone, and Piscina replaces its worker for the next task.
+// of memory fails alone, and Piscina replaces its worker for the next task; native
+// image decoders run in each worker's decoder sandbox process (worker-sandbox.ts).
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -115,12 +116,13 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
     minThreads: Math.min(1, workers),
     maxThreads: workers,
     maxQueue: options.maxQueue ?? 16 * workers,
-    // A worker idle this long ends; its decoder sandbox ends before it (10 s) and is
-    // reaped by it. That needs the idle worker's event loop running: with Piscina's
-    // default, an idle worker blocks in Atomics.wait, and its ended children stay
-    // zombies (a worker terminated meanwhile never reaps them). Tasks here take
-    // milliseconds at least, so the message-port hand-off costs nothing measurable.
+    // Idle workers keep their event loop running, so that they reap their decoder
+    // sandbox when it ends idle (Piscina's default blocks an idle worker in
+    // Atomics.wait: an ended sandbox stayed a zombie, and one whose worker was then
+    // terminated for idleness stayed one for good). Tasks here take milliseconds at
+    // least, so the message-port hand-off costs nothing measurable.
     atomics: 'disabled',
+    // a worker idle this long ends; its sandbox ended before (decoderIdleMs, 10 s)
     idleTimeout: 30_000,
     workerData: { decoderIdleMs: options.decoderIdleMs } satisfies PoolWorkerData,
     resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1024 },
