@@ -1,6 +1,7 @@
-// The decoder sandbox (src/media/sandbox.ts): image hashes made in its process equal
-// the in-process ones; a decoder that aborts or never answers fails its request only,
-// with a clear error, and the next request gets a new process. Runs the compiled child
+// The decoder sandbox (src/media/sandbox.ts): image hashes and integrity reports made
+// in its process equal the in-process ones; a decoder that aborts, is killed or never
+// answers fails its request only, with a clear error, and the next request gets a new
+// process; an idle process ends itself without losing a request. Runs the compiled child
 // of dist/ (`npm test` compiles it first; alone: `npm run build:ts`).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
