@@ -105,10 +105,16 @@ export class DecoderSandbox {
     return this.request({ op: mode }, deadlineMs) as Promise<never>;
   }
 
-  /** Ends the sandbox process; pending requests reject. Later requests fail. */
-  close(): void {
+  /** Ends the sandbox process; pending requests reject, later ones fail. Resolves once it has exited (and was reaped). */
+  close(): Promise<void> {
     this.closed = true;
-    this.child?.kill('SIGKILL');
+    const child = this.child;
+    if (child === null || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      child.ref(); // an idle child is unref'd: keep the event loop up until its exit
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
   }
 
   private request(body: RequestBody, deadlineMs: number): Promise<unknown> {

@@ -162,6 +162,11 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
     },
     async close() {
       closed = true;
+      // Each worker ends and reaps its decoder sandbox first (one task per live worker:
+      // Piscina hands them to distinct idle workers); a sandbox left to a terminated
+      // worker would end as a zombie. Best effort: close goes on whatever they answer.
+      const release = fileFor('release');
+      await Promise.allSettled(piscina.threads.map(() => piscina.run(null, { filename: release })));
       await piscina.close();
     },
   };

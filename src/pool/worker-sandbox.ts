@@ -10,3 +10,10 @@ let sandbox: DecoderSandbox | undefined;
 export function workerSandbox(): DecoderSandbox {
   return (sandbox ??= new DecoderSandbox({ idleMs: (workerData as PoolWorkerData | undefined)?.decoderIdleMs }));
 }
+
+/** Ends this worker's sandbox and waits until it is reaped (workers/release.ts, before the pool ends its workers). */
+export async function releaseWorkerSandbox(): Promise<void> {
+  const s = sandbox;
+  sandbox = undefined;
+  await s?.close();
+}

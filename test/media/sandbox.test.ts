@@ -5,7 +5,7 @@
 // of dist/ (`npm test` compiles it first; alone: `npm run build:ts`).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { decodeImageForHash, ImageDecodeError } from '../../src/media/image.js';
 import { DecoderSandbox, SandboxError } from '../../src/media/sandbox.js';
@@ -21,7 +21,7 @@ async function withSandbox(body: (sandbox: DecoderSandbox) => Promise<void>) {
   try {
     await body(sandbox);
   } finally {
-    sandbox.close();
+    await sandbox.close();
   }
 }
 
@@ -138,17 +138,16 @@ test('an idle process exits by itself; requests crossing its exit go to a new pr
     }
     assert.ok(pids.size > 1, 'processes came and went');
   } finally {
-    sandbox.close();
+    await sandbox.close();
   }
 });
 
-test('a closed sandbox refuses requests and its process ends', async () => {
+test('a closed sandbox refuses requests; close resolves once its process is reaped', async () => {
   const sandbox = new DecoderSandbox();
   await sandbox.imageHash(jpeg, 'jpeg');
   const pid = sandbox.pid!;
-  sandbox.close();
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  assert.ok(ended(pid));
+  await sandbox.close();
+  assert.not.ok(existsSync(`/proc/${pid}`), 'ended and reaped when close resolves');
   await sandbox.imageHash(jpeg, 'jpeg').then(
     () => assert.unreachable('a closed sandbox answered'),
     (e) => assert.match((e as Error).message, /closed/),

@@ -111,6 +111,16 @@ test("an idle worker's decoder sandbox ends and is reaped (not left a zombie)", 
     assert.is((await pool.fingerprint(read('fruits.jpg')))?.hash_type, 'ImagePHash', 'a new sandbox for the next image');
   }));
 
+test('closing the pool ends and reaps its decoder sandboxes', async () => {
+  const pool = createFingerprintPool({ workers: 2 });
+  const before = sandboxPids();
+  await Promise.all([pool.fingerprint(read('fruits.jpg')), pool.fingerprint(read('fruits.jpg'))]);
+  const started = [...sandboxPids()].filter((pid) => !before.has(pid));
+  assert.ok(started.length >= 1);
+  await pool.close();
+  for (const pid of started) assert.not.ok(existsSync(`/proc/${pid}`), `sandbox ${pid} reaped`);
+});
+
 test('a decoder sandbox whose worker is stopped at the deadline ends itself', () =>
   withPool({ workers: 1, taskTimeoutMs: 1500 }, async (pool) => {
     await pool.run('diagnostic', { mode: 'echo' });
