@@ -164,9 +164,12 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
       closed = true;
       // Each worker ends and reaps its decoder sandbox first (one task per live worker:
       // Piscina hands them to distinct idle workers); a sandbox left to a terminated
-      // worker would end as a zombie. Best effort: close goes on whatever they answer.
-      const release = fileFor('release');
-      await Promise.allSettled(piscina.threads.map(() => piscina.run(null, { filename: release })));
+      // worker would end as a zombie. Best effort, 5 s at most: close goes on whatever
+      // they answer, and without them when release.js was not compiled.
+      if (existsSync(join(packageRoot, 'dist', 'workers', 'release.js'))) {
+        const options = { filename: fileFor('release'), signal: AbortSignal.timeout(5000) };
+        await Promise.allSettled(piscina.threads.map(() => piscina.run(null, options)));
+      }
       await piscina.close();
     },
   };
