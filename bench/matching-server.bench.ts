@@ -15,7 +15,7 @@
 //
 //   node --import tsx bench/matching-server.bench.ts
 //   MATCH_SERVER_STORED=100000 node --import tsx bench/matching-server.bench.ts
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -181,7 +181,6 @@ function peakRssMb(pid: number): number {
 
 /** Peak resident sets (VmHWM, MB) of a process's decoder sandboxes (src/media/sandbox.ts), each still running. */
 function sandboxPeakRssMb(pid: number): number[] {
-  const { execFileSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
   return execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)]).toString().split('\n')
     .filter((line) => line.includes('sandbox-child.js'))
     .map((line) => peakRssMb(Number(line.trim().split(/\s+/)[0])));

@@ -1,4 +1,6 @@
 // Small pieces shared by the benches.
+import { pathToFileURL } from 'node:url';
+import { compiledFile } from '../src/lib/wasm.js';
 
 /** xorshift32: a seeded generator of 32-bit unsigned integers, so runs are repeatable. */
 export function xorshift(seed: number): () => number {
@@ -33,9 +35,5 @@ export function cpuMs(fn: () => void): number {
  * requests per second in side-by-side runs.
  */
 export async function compiled<T>(srcPath: string): Promise<T> {
-  const { existsSync } = await import('node:fs');
-  const { fileURLToPath } = await import('node:url');
-  const url = new URL(`../dist/${srcPath}`, import.meta.url);
-  if (!existsSync(fileURLToPath(url))) throw new Error(`bench: ${fileURLToPath(url)} is missing; run "npm run build" first`);
-  return (await import(url.href)) as T;
+  return (await import(pathToFileURL(compiledFile(srcPath)).href)) as T;
 }

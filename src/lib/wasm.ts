@@ -44,6 +44,13 @@ function findPackageRoot(): string {
 
 export const packageRoot: string = findPackageRoot();
 
+/** A file of the compiled package, dist/<relative>; a clear error when it was not compiled. */
+export function compiledFile(relative: string): string {
+  const file = join(packageRoot, 'dist', relative);
+  if (!existsSync(file)) throw new Error(`provenant: ${file} is missing; run "npm run build:ts" to compile it`);
+  return file;
+}
+
 /** Exports every kernel module has (assembly/common/memory.ts). */
 export interface BaseExports {
   memory: WebAssembly.Memory;

@@ -12,11 +12,9 @@
 // worker thread that is terminated leaves its child's channel open, and its child
 // must not outlive it for long (sandbox-child.ts).
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { MediaFormat } from '../lib/detect.js';
 import type { IntegrityReport } from '../lib/integrity.js';
-import { packageRoot } from '../lib/wasm.js';
+import { compiledFile } from '../lib/wasm.js';
 import { ImageDecodeError, type ImageDecodeOptions } from './image.js';
 
 /** Times a request is sent again to a new process after an idle exit crossed it. */
@@ -47,8 +45,8 @@ interface Pending {
   body: RequestBody;
   /** When the request's deadline passes (epoch ms). */
   deadlineAt: number;
-  /** The process the request was sent to. */
-  child: ChildProcess;
+  /** The process the request was sent to (null until it is sent). */
+  child: ChildProcess | null;
   /** Times sent again after an idle exit (bounded, so a process that exits at once cannot loop). */
   resends: number;
   resolve: (value: unknown) => void;
@@ -62,13 +60,6 @@ export interface DecoderSandboxOptions {
    * the pool's idle time for a worker (30 s), so that the worker, still running, reaps it.
    */
   idleMs?: number;
-}
-
-/** dist/src/media/sandbox-child.js, with a clear error when it was not compiled. */
-function childFile(): string {
-  const file = join(packageRoot, 'dist', 'src', 'media', 'sandbox-child.js');
-  if (!existsSync(file)) throw new Error(`provenant: ${file} is missing; run "npm run build:ts" to compile it`);
-  return file;
 }
 
 export class DecoderSandbox {
@@ -125,9 +116,9 @@ export class DecoderSandbox {
         // the process may be stuck in a decoder: it goes, and every request in it
         const p = this.settle(id);
         p?.reject(new SandboxError('timeout', `the decoder process ran past its ${deadlineMs} ms deadline and was stopped`));
-        p?.child.kill('SIGKILL');
+        p?.child?.kill('SIGKILL');
       }, deadlineMs);
-      this.pending.set(id, { body, deadlineAt: Date.now() + deadlineMs, child: null as unknown as ChildProcess, resends: 0, resolve, reject, timer });
+      this.pending.set(id, { body, deadlineAt: Date.now() + deadlineMs, child: null, resends: 0, resolve, reject, timer });
       this.dispatch(id);
     });
   }
@@ -149,7 +140,7 @@ export class DecoderSandbox {
   }
 
   private start(): ChildProcess {
-    const child = fork(childFile(), [String(this.idleMs)], {
+    const child = fork(compiledFile('src/media/sandbox-child.js'), [String(this.idleMs)], {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       execArgv: [],

@@ -3,11 +3,9 @@
 // task, a bounded queue, and a crash boundary: a task that hangs, crashes or runs out
 // of memory fails alone, and Piscina replaces its worker for the next task; native
 // image decoders run in each worker's decoder sandbox process (worker-sandbox.ts).
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { Piscina } from 'piscina';
-import { packageRoot } from '../lib/wasm.js';
+import { compiledFile } from '../lib/wasm.js';
 import type { Fingerprint } from '../lib/types.js';
 
 export interface FingerprintPoolOptions {
@@ -90,9 +88,7 @@ const TASK_NAME = /^[a-z][a-z0-9-]*$/;
 /** dist/workers/<name>.js under the package root; a clear error when it was not compiled. */
 export function compiledWorkerFile(name: string): string {
   if (!TASK_NAME.test(name)) throw new RangeError(`bad task name "${name}"`);
-  const file = join(packageRoot, 'dist', 'workers', `${name}.js`);
-  if (!existsSync(file)) throw new Error(`provenant: ${file} is missing; run "npm run build:ts" to compile the workers`);
-  return file;
+  return compiledFile(`workers/${name}.js`);
 }
 
 /** A whole ArrayBuffer that can be transferred: the view's own, or a copy when it shares one. */
@@ -166,8 +162,14 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
       // Piscina hands them to distinct idle workers); a sandbox left to a terminated
       // worker would end as a zombie. Best effort, 5 s at most: close goes on whatever
       // they answer, and without them when release.js was not compiled.
-      if (existsSync(join(packageRoot, 'dist', 'workers', 'release.js'))) {
-        const options = { filename: fileFor('release'), signal: AbortSignal.timeout(5000) };
+      let filename: string | null = null;
+      try {
+        filename = fileFor('release');
+      } catch {
+        // not compiled: the workers end without it
+      }
+      if (filename !== null) {
+        const options = { filename, signal: AbortSignal.timeout(5000) };
         await Promise.allSettled(piscina.threads.map(() => piscina.run(null, options)));
       }
       await piscina.close();
