@@ -125,7 +125,9 @@ test('a decoder sandbox whose worker is stopped at the deadline ends itself', ()
   withPool({ workers: 1, taskTimeoutMs: 1500 }, async (pool) => {
     await pool.run('diagnostic', { mode: 'echo' });
     const before = sandboxPids();
-    const hung = pool.run('diagnostic', { mode: 'decoder-hang', deadlineAt: Date.now() + 1500 });
+    // the sandbox's deadline a little after the pool's, so that the pool stops the
+    // worker first (at the same instant the worker's own timer could win the race)
+    const hung = pool.run('diagnostic', { mode: 'decoder-hang', deadlineAt: Date.now() + 1700 });
     hung.catch(() => {});
     await new Promise((resolve) => setTimeout(resolve, 800));
     const started = [...sandboxPids()].filter((pid) => !before.has(pid));
@@ -136,7 +138,7 @@ test('a decoder sandbox whose worker is stopped at the deadline ends itself', ()
     } catch (e) {
       assert.instance(e, PoolTimeoutError);
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     assert.ok(ended(started[0]), 'the sandbox process ended at its deadline');
   }));
 
