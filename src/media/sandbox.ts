@@ -6,7 +6,11 @@
 // each (src/pool/worker-sandbox.ts); in-process callers of fingerprintFile may pass one.
 //
 // The host (this file) forks dist/src/media/sandbox-child.js with an IPC channel in
-// the V8 serialisation (bytes go as bytes), sends {id, op, deadlineMs, ...} and gets
+// the V8 serialisation, which writes a Uint8Array as exactly its own bytes (not its
+// whole ArrayBuffer, which for a small Buffer is Node's shared pool: checked by
+// test/workers/handover.test.ts); the child reads them as a view of its channel's
+// read buffer, which may hold other messages, so it must honour byteOffset (it does:
+// sharp, bmp.ts and integrity/ all do). It sends {id, op, deadlineMs, ...} and gets
 // {id, ok, value | error}. A request past its deadline has the process killed. The
 // child also ends itself at the deadline, when idle and when its channel closes: a
 // worker thread that is terminated leaves its child's channel open, and its child

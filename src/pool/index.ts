@@ -91,11 +91,17 @@ export function compiledWorkerFile(name: string): string {
   return compiledFile(`workers/${name}.js`);
 }
 
-/** A whole ArrayBuffer that can be transferred: the view's own, or a copy when it shares one. */
+/**
+ * An ArrayBuffer of exactly the view's bytes that can be transferred: the view's own
+ * when it spans all of it, else a copy of those bytes. A small Buffer (Buffer.from,
+ * allocUnsafe and concat under 4 KiB) is a view of Node's shared 8 KiB pool, which
+ * holds other requests' bytes; Buffer's slice() is a view too, not a copy, so the
+ * copy is made by the Uint8Array constructor.
+ */
 function ownBuffer(bytes: Uint8Array): ArrayBuffer {
   const b = bytes.buffer;
   if (b instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === b.byteLength) return b;
-  return bytes.slice().buffer as ArrayBuffer;
+  return new Uint8Array(bytes).buffer;
 }
 
 export function createFingerprintPool(options: FingerprintPoolOptions = {}): FingerprintPool {

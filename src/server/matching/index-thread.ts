@@ -90,7 +90,11 @@ export class IndexThread {
 
   /** The matches of each type in `types`, in turn (MatchIndex.query per type). */
   async query(query: Omit<MatchQuery, 'hash_type'>, types: readonly HashType[], threshold: number, limit: number): Promise<Match[]> {
-    return (await this.request({ op: 'query', query, types, threshold, limit })).matches!;
+    // A typed-array hash_value goes as a plain array of its own values: postMessage
+    // clones a view's whole ArrayBuffer, and a small Buffer's is Node's shared pool.
+    const { bands, hash_value } = query;
+    const own = { bands, hash_value: hash_value == null ? hash_value : Array.from(hash_value) };
+    return (await this.request({ op: 'query', query: own, types, threshold, limit })).matches!;
   }
 
   /** False once the thread has ended or was closed. */
