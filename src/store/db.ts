@@ -9,7 +9,7 @@
 // calls, each stepped to its end or reset at once, so that none holds a read snapshot.
 // Only parameterised statements: values are never spliced into SQL.
 import sqlite3 from 'sqlite3';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../lib/wasm.js';
 
@@ -128,6 +128,25 @@ const READERS = 4;
 
 const MIGRATIONS_DIR = join(packageRoot, 'src', 'store', 'migrations');
 
+/**
+ * The database holds e-mail addresses and password hashes: only its owner may read it.
+ * SQLite creates a new file 0644 (less the umask) but gives the WAL, its index and the
+ * rollback journal the database file's own mode, so the file is made 0600 before
+ * SQLite opens it; the directories made here are 0700. Files left 0644 by an older
+ * version are tightened on every open (new WAL files then inherit 0600).
+ */
+function ownerOnly(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  for (const suffix of ['', '-wal', '-shm', '-journal']) {
+    try {
+      chmodSync(file + suffix, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+}
+
 /** `NNN_name.sql` files in src/store/migrations, applied once each, in order. */
 export function listMigrations(dir = MIGRATIONS_DIR): { version: number; name: string; sql: string }[] {
   return readdirSync(dir)
@@ -153,7 +172,7 @@ export class Db implements Queryable {
    * `onMigration` when each one starts and once it is committed (some rewrite every record).
    */
   static async open(file: string, onMigration?: MigrationListener): Promise<Db> {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') ownerOnly(file);
     const writer = await Connection.open(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
     await writer.exec(
       'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;',
