@@ -31,6 +31,8 @@ export interface Config {
   ffmpegPath: string | null;
   /** Our addition: the request log's level (`silent` in tests). */
   logLevel: LogLevel;
+  /** The bearer token GET /metrics asks for; null: /metrics is not served. */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -94,6 +96,7 @@ function url(env: Env, name: string, protocols: string[]): URL | undefined {
 
 const HOST = /^[A-Za-z0-9.:[\]_-]+$/;
 const EMAIL = /^[^\s@<>]+@[^\s@<>]+$/;
+const BEARER_TOKEN = /^[\x21-\x7e]+$/;
 const HOST_PORT = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -132,6 +135,11 @@ export function loadConfig(env: Env = process.env): Config {
   const ffmpegPath = read(env, 'FFMPEG_PATH') ?? null;
   const logLevel = choice(env, 'PROVENANT_LOG_LEVEL', 'info', LOG_LEVELS);
 
+  const metricsToken = read(env, 'PROVENANT_METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && !BEARER_TOKEN.test(metricsToken)) {
+    throw new ConfigError('PROVENANT_METRICS_TOKEN', 'expected printable ASCII without spaces (a bearer token)');
+  }
+
   return {
     port,
     host,
@@ -147,5 +155,6 @@ export function loadConfig(env: Env = process.env): Config {
     dnsServers,
     ffmpegPath,
     logLevel,
+    metricsToken,
   };
 }

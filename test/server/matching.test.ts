@@ -420,7 +420,7 @@ test('verify-fuzzy: a repeated query is answered from the cache until a sign rea
   assert.is(answers.hits, hits + 2);
   assert.equal(brief(after.body), expected(q, ['ImagePHash'], 70));
   assert.equal(brief(after.body)[0], { file_hash: near.file_hash, similarity: 96 });
-  const metrics = await (await fetch(`${srv.url}/metrics`)).text();
+  const metrics = srv.deps.metrics.render(); // what GET /metrics serves (ops.test.ts)
   assert.match(metrics, `provenant_match_answers{source="cache"} ${answers.hits}`);
 });
 
@@ -442,7 +442,7 @@ test('the index is rebuilt from SQLite at start and kept current by signing', as
   assert.ok(mine.length > 0);
   assert.equal(await fresh.match(q, ['ImagePHash'], 0), mine);
   await fresh.close();
-  const metrics = await (await fetch(`${srv.url}/metrics`)).text();
+  const metrics = srv.deps.metrics.render(); // what GET /metrics serves (ops.test.ts)
   const images = signed.filter((x) => x.fp.hash_type === 'ImagePHash').length;
   assert.match(metrics, `provenant_match_index_fingerprints{hash_type="ImagePHash"} ${images}`);
 });

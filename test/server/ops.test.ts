@@ -13,8 +13,11 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 const test = suite('ops');
 let server: TestServer;
 
+const METRICS_TOKEN = 'metrics-test-token-0123456789';
+const metricsAuth = { authorization: `Bearer ${METRICS_TOKEN}` };
+
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ PROVENANT_METRICS_TOKEN: METRICS_TOKEN });
 });
 test.after(async () => {
   await server.close();
@@ -62,7 +65,7 @@ test('GET /metrics: Prometheus text with request counts and a cumulative latency
   ]);
   for (let i = 0; i < 3; i++) await (await fetch(`${server.url}/healthz`)).arrayBuffer();
   await (await fetch(`${server.url}/no/such/route`)).arrayBuffer();
-  const res = await fetch(`${server.url}/metrics`);
+  const res = await fetch(`${server.url}/metrics`, { headers: metricsAuth });
   assert.is(res.status, 200);
   assert.match(res.headers.get('content-type')!, /^text\/plain; version=0\.0\.4/);
   const text = await res.text();
@@ -85,6 +88,30 @@ test('GET /metrics: Prometheus text with request counts and a cumulative latency
   assert.is(buckets[buckets.length - 1].value, count?.value);
   const gauge = all.find((s) => s.name === 'provenant_test_queue_depth');
   assert.equal(gauge, { name: 'provenant_test_queue_depth', labels: { pool: 'fingerprint' }, value: 7 });
+});
+
+test('GET /metrics without the PROVENANT_METRICS_TOKEN bearer token: 401 invalid_token with WWW-Authenticate: Bearer', async () => {
+  for (const authorization of [undefined, 'Bearer wrong', `Bearer ${METRICS_TOKEN}x`, `Bearer ${METRICS_TOKEN.slice(0, -1)}`, `Basic ${METRICS_TOKEN}`, METRICS_TOKEN]) {
+    const res = await fetch(`${server.url}/metrics`, { headers: authorization === undefined ? {} : { authorization } });
+    assert.is(res.status, 401, `${authorization}`);
+    assert.is(res.headers.get('www-authenticate'), 'Bearer');
+    const body = await res.json();
+    assert.is(body.error, 'invalid_token');
+    assert.not.match(JSON.stringify(body), 'provenant_http_requests_total');
+  }
+});
+
+test('GET /metrics is not served when PROVENANT_METRICS_TOKEN is unset: 404 not_found, whatever the token', async () => {
+  const open = await startTestServer();
+  try {
+    for (const headers of [{}, metricsAuth]) {
+      const res = await fetch(`${open.url}/metrics`, { headers });
+      assert.is(res.status, 404);
+      assert.is((await res.json()).error, 'not_found');
+    }
+  } finally {
+    await open.close();
+  }
 });
 
 test('Metrics escapes label values and refuses a name reused with another type', () => {

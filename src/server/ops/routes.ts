@@ -1,7 +1,12 @@
 // Operations: GET /healthz (database and, when present, the fingerprint pool) and
-// GET /metrics (Prometheus text format).
+// GET /metrics (Prometheus text format), served only with PROVENANT_METRICS_TOKEN as
+// its bearer token: the counters tell who uses what, and how much.
 import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { bearerToken } from '../auth/middleware.js';
 import type { ServerDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics.js';
 
 /** What a pool may expose to the health check (duck-typed: the pool arrives later). */
@@ -18,6 +23,21 @@ async function poolHealth(pool: unknown): Promise<'ok' | 'error' | 'absent'> {
     return result === false ? 'error' : 'ok';
   } catch {
     return 'error';
+  }
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/**
+ * Unset token: /metrics does not exist (404, as any unknown path). Otherwise the
+ * bearer token must match, compared in constant time over equal-length digests
+ * (timingSafeEqual tells lengths apart by throwing).
+ */
+function requireMetricsToken(ctx: Context, expected: string | null): void {
+  if (expected === null) throw new ApiError('not_found');
+  const given = bearerToken(ctx);
+  if (given === null || !timingSafeEqual(digest(given), digest(expected))) {
+    throw new ApiError('invalid_token', 'Send PROVENANT_METRICS_TOKEN as Authorization: Bearer <token>.', {}, { 'WWW-Authenticate': 'Bearer' });
   }
 }
 
@@ -40,6 +60,7 @@ export function opsRoutes(deps: ServerDeps): Router {
   });
 
   router.get('/metrics', async (ctx) => {
+    requireMetricsToken(ctx, deps.config.metricsToken);
     ctx.set('Content-Type', PROMETHEUS_CONTENT_TYPE);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = deps.metrics.render();
