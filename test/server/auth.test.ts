@@ -92,6 +92,13 @@ test('register errors: duplicate e-mail (any case) 409, bad fields 400 naming th
   const dup = await call('POST', '/api/v1/auth/register', { body: { email: 'DUP@example.com', password: 'another password' } });
   assert.is(dup.status, 409);
   assert.is(dup.json.error, 'email_taken');
+  assert.is(dup.json.field, 'email');
+  await server.register('named@example.com', { username: 'dup_name' });
+  const dupName = await call('POST', '/api/v1/auth/register', { body: { email: 'other@example.com', password: 'another password', username: 'DUP_NAME' } });
+  assert.is(dupName.status, 409);
+  assert.is(dupName.json.error, 'username_taken');
+  assert.is(dupName.json.message, 'An account with this username exists.');
+  assert.is(dupName.json.field, 'username');
   for (const [body, field] of [
     [{ password: 'long enough pw' }, 'email'],
     [{ email: 'not-an-email', password: 'long enough pw' }, 'email'],
@@ -156,6 +163,8 @@ test('PATCH /me changes profile fields; a taken username is 409; bad values 400'
   assert.equal(cleared.json.user.public_fields, []);
   const taken = await call('PATCH', '/api/v1/auth/me', { token, body: { username: 'TAKEN_NAME' } });
   assert.is(taken.status, 409);
+  assert.is(taken.json.error, 'username_taken');
+  assert.is(taken.json.field, 'username');
   for (const [body, field] of [
     [{ public_fields: ['email'] }, 'public_fields'],
     [{ profile_picture: 'javascript:alert(1)' }, 'profile_picture'],
@@ -166,6 +175,36 @@ test('PATCH /me changes profile fields; a taken username is 409; bad values 400'
     assert.is(bad.status, 400, JSON.stringify(body));
     assert.ok(bad.json.message.includes(field), bad.json.message);
   }
+});
+
+test('PATCH /me refuses a body that is not a JSON object (null, array, string, number, none, not JSON): 400 invalid_request, nothing changed', async () => {
+  const { token } = await server.register('patch-body@example.com', { display_name: 'Kept' });
+  const cases: { body?: string; type?: string }[] = [
+    { body: 'null' },
+    { body: '[]' },
+    { body: '[{"display_name":"X"}]' },
+    { body: '"display_name"' },
+    { body: '42' },
+    { body: 'true' },
+    {},
+    { body: '', type: 'application/json' },
+    { body: '{"display_name":"X"}', type: 'text/html' },
+    { body: 'display_name=X', type: 'application/x-www-form-urlencoded' },
+    { body: '{"display_name":"X"}', type: 'application/octet-stream' },
+  ];
+  for (const c of cases) {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (c.body !== undefined) headers['content-type'] = c.type ?? 'application/json';
+    const res = await fetch(`${server.url}/api/v1/auth/me`, { method: 'PATCH', headers, body: c.body });
+    const json = (await res.json()) as { error: string; message: string };
+    assert.is(res.status, 400, JSON.stringify(c));
+    assert.is(json.error, 'invalid_request', JSON.stringify(c));
+    assert.match(json.message, 'JSON object', JSON.stringify(c));
+  }
+  const me = await call('GET', '/api/v1/auth/me', { token });
+  assert.is(me.json.user.display_name, 'Kept');
+  const empty = await call('PATCH', '/api/v1/auth/me', { token, body: {} });
+  assert.is(empty.status, 200, 'an empty object changes nothing and is fine');
 });
 
 test('401 invalid_token without or with a bad token on every protected endpoint', async () => {

@@ -66,7 +66,7 @@ export interface NewAccount {
   agentKey?: string;
 }
 
-/** Creates a user with a personal organization. Throws ApiError email_taken on a duplicate e-mail/username. */
+/** Creates a user with a personal organization. Throws ApiError email_taken or username_taken on a duplicate. */
 export async function createUserAccount(deps: Pick<ServerDeps, 'store'>, input: NewAccount): Promise<User> {
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   const id = randomUUID();
@@ -86,9 +86,7 @@ export async function createUserAccount(deps: Pick<ServerDeps, 'store'>, input: 
     });
   } catch (err) {
     if (err instanceof StoreConflictError && (err.field === 'email' || err.field === 'username')) {
-      throw new ApiError('email_taken', `An account with this ${err.field === 'email' ? 'e-mail' : 'username'} exists.`, {
-        field: err.field,
-      });
+      throw new ApiError(err.field === 'email' ? 'email_taken' : 'username_taken', undefined, { field: err.field });
     }
     throw err;
   }

@@ -1,6 +1,9 @@
 // /api/v1/auth: register, login, me, vault challenge login, agent linking (decisions.md 5).
 import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { isPlainObject } from '../../lib/records.js';
 import type { ServerDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
 import { parseInput } from '../validate.js';
 import { requireAuth } from './middleware.js';
@@ -8,6 +11,19 @@ import { challengeBody, loginBody, patchMeBody, registerBody, signedChallengeBod
 import * as auth from './service.js';
 
 export const AUTH_PREFIX = '/api/v1/auth';
+
+/**
+ * A body that is a JSON object. parseInput reads a missing body as {} (fine for
+ * POSTs whose schema then names the missing field), but a PATCH would then answer
+ * 200 to null, an array or a form having changed nothing.
+ */
+function jsonObjectBody(ctx: Context): Record<string, unknown> {
+  const body = ctx.request.body;
+  if (!isPlainObject(body) || ctx.request.is('urlencoded')) {
+    throw new ApiError('invalid_request', 'The body must be a JSON object of the fields to change.');
+  }
+  return body;
+}
 
 export function authRoutes(deps: ServerDeps): Router {
   const router = new Router();
@@ -31,7 +47,7 @@ export function authRoutes(deps: ServerDeps): Router {
   });
 
   router.patch('/me', requireAuth(), async (ctx) => {
-    const body = parseInput(patchMeBody, ctx.request.body);
+    const body = parseInput(patchMeBody, jsonObjectBody(ctx));
     const { user } = await auth.updateMe(deps, ctx.state.auth!.userId, body);
     ctx.body = { user };
   });

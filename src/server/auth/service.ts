@@ -153,7 +153,7 @@ export async function updateMe(
       contactOptIn: patch.contact_opt_in,
     });
   } catch (err) {
-    if (err instanceof StoreConflictError) throw new ApiError('email_taken', 'An account with this username exists.', { field: 'username' });
+    if (err instanceof StoreConflictError && err.field === 'username') throw new ApiError('username_taken', undefined, { field: 'username' });
     throw err;
   }
   const changed: string[] = [];
