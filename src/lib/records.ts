@@ -74,6 +74,28 @@ export type ContentRightsField = (typeof CONTENT_RIGHTS_FIELDS)[number];
 /** Maximum length of `comment` and of a revocation `reason` (spec 8), in code points. */
 export const COMMENT_MAX = 280;
 
+/**
+ * Deepest nesting of arrays and objects in a record's free-form field (`[[1]]` is 2).
+ * Checked before anything walks a value recursively: nesting thousands deep overflows
+ * JSON.stringify and RFC 8785 canonicalization, and SQLite's JSON functions refuse
+ * more than 1,000 levels.
+ */
+export const RECORD_VALUE_MAX_DEPTH = 32;
+
+/**
+ * What each free-form record field may hold: `items`, its keys plus array items over
+ * all levels; `bytes`, the UTF-8 bytes of its JSON text. Far above what a real client
+ * sends: the largest fingerprint, of 120 s of audio, has about 3,800 items in 15 KB.
+ */
+export const RECORD_VALUE_LIMITS = {
+  content_rights: { items: 1_000, bytes: 16 * 1024 },
+  integrity_report: { items: 4_096, bytes: 64 * 1024 },
+  perceptual_hash: { items: 16_384, bytes: 64 * 1024 },
+  expires_at: { items: 1_000, bytes: 16 * 1024 },
+  tags: { items: 1_000, bytes: 16 * 1024 },
+} as const;
+export type FreeFormField = keyof typeof RECORD_VALUE_LIMITS;
+
 /** The spec 7 error code a field's failure maps to; everything else is `invalid_request`. */
 export type InvalidFieldCode = 'missing_fields' | 'invalid_hash' | 'invalid_comment' | 'invalid_supersedes' | 'invalid_request';
 
@@ -125,6 +147,11 @@ export const RESTRICTIVENESS = {
 
 const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
+/** A JSON object: not null, not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '...' : value);
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
@@ -158,10 +185,6 @@ export function enumToRequest(field: EnumField, value: string): string | null {
 
 function isResponseValue(field: EnumField, value: unknown): boolean {
   return typeof value === 'string' && Object.values(ENUMERATIONS[field]).includes(value as never);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function licenseToResponse(value: unknown): License {
@@ -259,18 +282,99 @@ export function combineContentRights(list: readonly (ContentRights | null | unde
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 const HEX64_LOWER = /^[0-9a-f]{64}$/;
 
-// With the u flag a surrogate pair is one code point, so this matches only lone halves.
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+/** 64 hex characters, either case (a SHA-256 or an action hash as requests may write it). */
+export function isHex64(value: unknown): value is string {
+  return typeof value === 'string' && HEX64.test(value);
+}
 
-function codePoints(text: string): number {
+/** No lone surrogates (with the u flag a surrogate pair is one code point, so \p{Cs} matches only lone halves). */
+export function isWellFormedText(text: string): boolean {
+  return !/\p{Cs}/u.test(text);
+}
+
+/** Length in Unicode code points, how spec 8's character limits count. */
+export function codePoints(text: string): number {
   let n = 0;
   for (const _ of text) n++;
   return n;
 }
 
-/** A JSON value RFC 8785 can serialize (finite numbers, well-formed strings, no cycles), else throws for `field`. */
-function jsonValue(field: string, value: unknown): unknown {
+/**
+ * Why `value` is not a text of spec 8's comment kind (`comment`, a revocation
+ * `reason`): a string of valid Unicode of at most COMMENT_MAX code points. A message
+ * naming `field`, or null when it is one.
+ */
+export function commentProblem(field: string, value: unknown): string | null {
+  if (typeof value !== 'string') return `${field} must be a string`;
+  if (!isWellFormedText(value)) return `${field} must be valid Unicode (it holds a lone surrogate)`;
+  if (codePoints(value) > COMMENT_MAX) return `${field} must be at most ${COMMENT_MAX} characters`;
+  return null;
+}
+
+/**
+ * Bytes of a string's JSON text, quotes and escapes included; for a text that cannot
+ * fit in `budget` bytes, a lower bound above it, found without encoding the text (each
+ * UTF-16 unit is at least one byte of UTF-8 or of an escape).
+ */
+function jsonStringBytes(text: string, budget: number): number {
+  if (text.length + 2 > budget) return text.length + 2;
+  return Buffer.byteLength(JSON.stringify(text));
+}
+
+/**
+ * Why `value` does not fit the limits of its free-form record field
+ * (RECORD_VALUE_MAX_DEPTH, RECORD_VALUE_LIMITS): a message naming the field, or null
+ * when it fits. The walk keeps its own stack and stops at the first limit passed, so
+ * any value is safe to check, however deep or large. Bytes are those of the JSON text
+ * (as JSON.stringify and RFC 8785 write it) of a JSON value.
+ */
+export function recordValueProblem(field: FreeFormField, value: unknown): string | null {
+  const limit = RECORD_VALUE_LIMITS[field];
+  let items = 0;
+  let bytes = 0;
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
+    if (typeof v === 'string') bytes += jsonStringBytes(v, limit.bytes - bytes);
+    else if (typeof v === 'number') bytes += Number.isFinite(v) ? String(v).length : 4;
+    else if (typeof v !== 'object' || v === null) bytes += v === false ? 5 : 4;
+    else {
+      if (depth >= RECORD_VALUE_MAX_DEPTH) return `${field} nests arrays and objects more than ${RECORD_VALUE_MAX_DEPTH} levels deep`;
+      const keys = Array.isArray(v) ? null : Object.keys(v);
+      const n = keys === null ? (v as unknown[]).length : keys.length;
+      items += n;
+      if (items > limit.items) return `${field} holds more than ${limit.items} keys and array items`;
+      bytes += n === 0 ? 2 : n + 1; // brackets and commas
+      for (let i = 0; i < n && bytes <= limit.bytes; i++) {
+        if (keys === null) values.push((v as unknown[])[i]);
+        else {
+          bytes += jsonStringBytes(keys[i], limit.bytes - bytes) + 1; // "key":
+          values.push((v as Record<string, unknown>)[keys[i]]);
+        }
+        depths.push(depth + 1);
+      }
+    }
+    if (bytes > limit.bytes) return `${field} is larger than ${limit.bytes} bytes of JSON`;
+  }
+  return null;
+}
+
+/** `value` when it fits its field's limits (recordValueProblem), else throws InvalidFieldError for the field. */
+function withinLimits(field: FreeFormField, value: unknown): unknown {
+  const problem = recordValueProblem(field, value);
+  if (problem !== null) throw new InvalidFieldError(field, problem);
+  return value;
+}
+
+/**
+ * A JSON value RFC 8785 can serialize (finite numbers, well-formed strings, no cycles)
+ * within its field's limits, else throws for `field`.
+ */
+function jsonValue(field: FreeFormField, value: unknown): unknown {
   if (value === undefined) return null;
+  withinLimits(field, value); // before canonicalize, which recurses
   let text: string | undefined;
   try {
     text = canonicalize(value);
@@ -282,7 +386,7 @@ function jsonValue(field: string, value: unknown): unknown {
   return JSON.parse(text);
 }
 
-function objectOrNull(field: string, value: unknown): object | null {
+function objectOrNull(field: FreeFormField, value: unknown): object | null {
   if (value === undefined || value === null) return null;
   if (!isPlainObject(value)) throw new InvalidFieldError(field, `${field} must be an object or null`);
   return jsonValue(field, value) as object;
@@ -290,12 +394,9 @@ function objectOrNull(field: string, value: unknown): object | null {
 
 function commentOrNull(value: unknown, field = 'comment'): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw new InvalidFieldError(field, `${field} must be a string`, field === 'comment' ? 'invalid_comment' : 'invalid_request');
-  if (LONE_SURROGATE.test(value)) throw new InvalidFieldError(field, `${field} contains a lone surrogate`, field === 'comment' ? 'invalid_comment' : 'invalid_request');
-  if (codePoints(value) > COMMENT_MAX) {
-    throw new InvalidFieldError(field, `${field} is longer than ${COMMENT_MAX} characters`, field === 'comment' ? 'invalid_comment' : 'invalid_request');
-  }
-  return value;
+  const problem = commentProblem(field, value);
+  if (problem !== null) throw new InvalidFieldError(field, problem, field === 'comment' ? 'invalid_comment' : 'invalid_request');
+  return value as string;
 }
 
 function signedAt(value: unknown, field = 'signed_at'): number {
@@ -357,7 +458,7 @@ export function normalizeRecord(input: RecordInput): SignatureRecord {
     signed_at: signedAt(input.signed_at),
     intent: input.intent === undefined || input.intent === null ? 'Authorship' : enumToResponse('intent', input.intent),
     ai_generation: input.ai_generation === undefined || input.ai_generation === null ? null : enumToResponse('ai_generation', input.ai_generation),
-    content_rights: contentRightsToResponse(input.content_rights),
+    content_rights: contentRightsToResponse(withinLimits('content_rights', input.content_rights)),
     integrity_report: objectOrNull('integrity_report', input.integrity_report),
     perceptual_hash: objectOrNull('perceptual_hash', input.perceptual_hash),
     comment,
@@ -419,6 +520,7 @@ export function parseRecord(input: unknown): SignatureRecord {
   if (r.ai_generation !== null && !isResponseValue('ai_generation', r.ai_generation)) {
     throw new InvalidFieldError('ai_generation', 'ai_generation must be None, Assisted, Generated or null');
   }
+  const comment = commentOrNull(r.comment); // spec 4.7 lists invalid_comment before invalid_supersedes
   if (r.supersedes !== null && (typeof r.supersedes !== 'string' || !HEX64_LOWER.test(r.supersedes))) {
     throw new InvalidFieldError('supersedes', 'supersedes must be an action hash (64 lowercase hex characters) or null', 'invalid_supersedes');
   }
@@ -428,10 +530,10 @@ export function parseRecord(input: unknown): SignatureRecord {
     signed_at: signedAt(r.signed_at),
     intent: r.intent as Intent,
     ai_generation: r.ai_generation as AiGeneration | null,
-    content_rights: checkContentRightsResponse(r.content_rights),
+    content_rights: checkContentRightsResponse(withinLimits('content_rights', r.content_rights)),
     integrity_report: objectOrNull('integrity_report', r.integrity_report),
     perceptual_hash: objectOrNull('perceptual_hash', r.perceptual_hash),
-    comment: commentOrNull(r.comment),
+    comment,
     supersedes: r.supersedes as string | null,
     expires_at: jsonValue('expires_at', r.expires_at),
     tags: jsonValue('tags', r.tags),

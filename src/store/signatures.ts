@@ -432,8 +432,11 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
     },
 
     async listPerceptualHashes(afterSeq, upToSeq) {
+      // A record SQLite cannot read (nested over its 1,000 levels: an older version could
+      // store one) gives null instead of failing the whole range, and so the index load.
+      // json_valid costs nothing here: SQLite reuses its parse for the ->.
       const rows = await db.all<{ seq: number; signed_at: number; ph: string | null }>(
-        `SELECT seq, signed_at, record->'$.perceptual_hash' AS ph FROM signatures
+        `SELECT seq, signed_at, CASE WHEN json_valid(record) THEN record->'$.perceptual_hash' END AS ph FROM signatures
          WHERE has_fingerprint = 1 AND seq > ? AND seq <= ? ORDER BY seq`,
         [afterSeq, upToSeq],
       );

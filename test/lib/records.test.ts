@@ -3,14 +3,20 @@ import * as assert from 'uvu/assert';
 import { createHash, createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
 import { agentKeyFromPublicKey, generateSigningKey, privateKeyFromSeed } from '../../src/lib/identity.js';
 import {
-  RECORD_FIELDS, RESTRICTIVENESS, InvalidFieldError, actionHash, canonicalRecordBytes, canonicalRevocationBytes,
+  RECORD_FIELDS, RECORD_VALUE_LIMITS, RECORD_VALUE_MAX_DEPTH, RESTRICTIVENESS, InvalidFieldError, actionHash, canonicalRecordBytes, canonicalRevocationBytes,
   combineContentRights, contentRightsToRequest, contentRightsToResponse, enumToRequest, enumToResponse, isSignerKey,
-  mostRestrictive, normalizeRecord, parseRecord, parseRevocation, signRecord, signRevocation, verifyRecord,
+  mostRestrictive, normalizeRecord, parseRecord, parseRevocation, recordValueProblem, signRecord, signRevocation, verifyRecord,
   verifyRevocation,
 } from '../../src/lib/records.js';
+import '../../src/lib/wasm.js'; // loads the kernels in Node (chromaprint below)
+import { audioFingerprintFromSamples } from '../../src/lib/chromaprint.js';
 import type { SignatureRecord } from '../../src/lib/records.js';
 
 const text = (b: Uint8Array): string => new TextDecoder().decode(b);
+/** A case's name: the fields it changes (its values may be too deep for JSON.stringify). */
+const label = (change: object): string => Object.keys(change).join(' + ');
+/** Arrays nested `depth` deep, built by JSON.parse (which, unlike JSON.stringify, takes any depth). */
+const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth));
 const sha256 = (s: string): string => createHash('sha256').update(Buffer.from(s, 'utf8')).digest('hex');
 
 // W3C did:key seed 0: public key 3b6a27bc...; its agent key computed outside this library
@@ -281,16 +287,23 @@ test('normalizeRecord names the bad field and the spec 7 code', () => {
     [{ perceptual_hash: [1, 2] }, 'perceptual_hash', 'invalid_request'],
     [{ tags: [Number.NaN] }, 'tags', 'invalid_request'],
     [{ expires_at: '\udc00' }, 'expires_at', 'invalid_request'],
+    [{ tags: nested(5000) }, 'tags', 'invalid_request'],
+    [{ expires_at: { at: nested(RECORD_VALUE_MAX_DEPTH) } }, 'expires_at', 'invalid_request'],
+    [{ perceptual_hash: { bands: nested(100_000) } }, 'perceptual_hash', 'invalid_request'],
+    [{ integrity_report: { notes: 'n'.repeat(RECORD_VALUE_LIMITS.integrity_report.bytes) } }, 'integrity_report', 'invalid_request'],
+    [{ content_rights: { license: { custom: 'c'.repeat(RECORD_VALUE_LIMITS.content_rights.bytes) } } }, 'content_rights', 'invalid_request'],
+    [{ comment: 'x'.repeat(281), tags: nested(5000) }, 'comment', 'invalid_comment'], // spec 4.7 codes first
+    [{ supersedes: 'abc', perceptual_hash: { bands: nested(5000) } }, 'supersedes', 'invalid_supersedes'],
   ];
   for (const [change, field, code] of cases) {
     try {
       normalizeRecord({ ...base, ...change } as never);
-      assert.unreachable(JSON.stringify(change));
+      assert.unreachable(label(change));
     } catch (err) {
       assert.ok(err instanceof InvalidFieldError, String(err));
       const e = err as InvalidFieldError;
-      assert.is(e.field, field, JSON.stringify(change));
-      assert.is(e.code, code, JSON.stringify(change));
+      assert.is(e.field, field, label(change));
+      assert.is(e.code, code, label(change));
       assert.ok(e.message.includes(field.split('.')[0]), e.message);
     }
   }
@@ -310,15 +323,69 @@ test('parseRecord takes a publish body as signed, converting nothing', () => {
     [{ content_rights: { license: { custom: 'x' }, commercial_licensing: null, ai_training: null, contact_preference: null } }, 'content_rights.license'],
     [{ content_rights: { license: 'CCBY' } }, 'content_rights.commercial_licensing'],
     [{ supersedes: 'AB'.repeat(32) }, 'supersedes'], [{ comment: 'x'.repeat(281) }, 'comment'], [{ signed_at: null }, 'signed_at'],
+    [{ supersedes: 'AB'.repeat(32), comment: 'x'.repeat(281) }, 'comment'], // spec 4.7: invalid_comment before invalid_supersedes
+    [{ tags: nested(5000) }, 'tags'], [{ expires_at: nested(5000) }, 'expires_at'], [{ perceptual_hash: { bands: nested(5000) } }, 'perceptual_hash'],
+    [{ integrity_report: { issues_found: nested(5000) } }, 'integrity_report'],
+    [{ content_rights: { license: { Custom: 'c'.repeat(RECORD_VALUE_LIMITS.content_rights.bytes) }, commercial_licensing: null, ai_training: null, contact_preference: null } }, 'content_rights'],
   ];
   for (const [change, field] of cases) {
-    assert.throws(() => parseRecord({ ...body, ...change }), (e: unknown) => e instanceof InvalidFieldError && e.field === field, JSON.stringify(change));
+    assert.throws(() => parseRecord({ ...body, ...change }), (e: unknown) => e instanceof InvalidFieldError && e.field === field, label(change));
   }
   for (const field of RECORD_FIELDS) {
     const missing: Record<string, unknown> = { ...body };
     delete missing[field];
     assert.throws(() => parseRecord(missing), (e: unknown) => e instanceof InvalidFieldError && e.field === field, field);
   }
+});
+
+test('recordValueProblem: depth, keys + items and JSON bytes of a free-form field, each at its limit and one past it', () => {
+  const limit = RECORD_VALUE_LIMITS.tags;
+  assert.is(recordValueProblem('tags', nested(RECORD_VALUE_MAX_DEPTH)), null);
+  assert.match(recordValueProblem('tags', nested(RECORD_VALUE_MAX_DEPTH + 1))!, `tags nests arrays and objects more than ${RECORD_VALUE_MAX_DEPTH} levels deep`);
+  let deepObject: unknown = 1;
+  for (let i = 0; i < RECORD_VALUE_MAX_DEPTH + 1; i++) deepObject = { k: deepObject };
+  assert.match(recordValueProblem('expires_at', deepObject)!, 'expires_at nests');
+  // any depth is checked without recursion (JSON.parse builds 1,000,000 levels; JSON.stringify could not write them)
+  assert.match(recordValueProblem('perceptual_hash', JSON.parse('['.repeat(1_000_000) + ']'.repeat(1_000_000)))!, 'levels deep');
+  assert.is(recordValueProblem('tags', new Array(limit.items).fill(0)), null);
+  assert.match(recordValueProblem('tags', new Array(limit.items + 1).fill(0))!, `tags holds more than ${limit.items} keys and array items`);
+  assert.match(recordValueProblem('tags', [Object.fromEntries(Array.from({ length: limit.items }, (_, i) => [`k${i}`, 0]))])!, 'keys and array items');
+  assert.match(recordValueProblem('tags', new Array(2 ** 31))!, 'keys and array items'); // a sparse length is not walked
+  // bytes as JSON.stringify writes them: escapes, multi-byte UTF-8, lone surrogates escaped, numbers, keys
+  const shapes: unknown[] = [
+    'plain', { 'k"\\\n': ['é', '\u0001', '\t', '😀', '\ud800', 1.5, -0, 1e21, 5e-7, null, true, false, {}, []] }, [['€'], { a: { b: 'ü' } }],
+  ];
+  for (const shape of shapes) {
+    const base = JSON.stringify({ s: shape, pad: '' });
+    const fits = { s: shape, pad: 'p'.repeat(limit.bytes - Buffer.byteLength(base)) };
+    assert.is(Buffer.byteLength(JSON.stringify(fits)), limit.bytes);
+    assert.is(recordValueProblem('tags', fits), null, JSON.stringify(shape));
+    assert.match(recordValueProblem('tags', { ...fits, pad: `${fits.pad}p` })!, `tags is larger than ${limit.bytes} bytes of JSON`);
+  }
+  assert.match(recordValueProblem('tags', 'x'.repeat(10_000_000))!, 'bytes of JSON');
+  assert.is(recordValueProblem('tags', null), null);
+  assert.is(recordValueProblem('content_rights', { license: { Custom: 'mine' }, commercial_licensing: null, ai_training: null, contact_preference: null }), null);
+});
+
+test('the limits hold what real clients send: a 120 s audio fingerprint, a full integrity report', () => {
+  const samples = new Float32Array(11025 * 120);
+  let x = 1;
+  for (let i = 0; i < samples.length; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    samples[i] = (x / 2 ** 32 - 0.5) * Math.sin(i / 300);
+  }
+  const audio = audioFingerprintFromSamples(samples);
+  assert.ok(audio.hash_value.length > 3000, String(audio.hash_value.length));
+  assert.is(recordValueProblem('perceptual_hash', audio), null);
+  // every byte written as 255 (the longest JSON), as many as 120 s could give
+  assert.is(recordValueProblem('perceptual_hash', { ...audio, hash_value: new Array(audio.hash_value.length).fill(255) }), null);
+  const report = {
+    checks_performed: ['PostEofData', 'LsbAnalysis', 'MetadataInspection', 'EntropyAnalysis', 'AppendedFileDetection', 'UnicodeSteg'],
+    issues_found: Array.from({ length: 100 }, (_, i) => ({ check: 'MetadataInspection', severity: 'Info', description: `finding ${i}: ${'d'.repeat(150)}`, offset: i * 1000, length: 16 })),
+    checked_at: 1767225600000,
+  };
+  assert.is(recordValueProblem('integrity_report', report), null);
+  assert.equal(normalizeRecord({ file_hash: 'ab'.repeat(32), signer: SIGNER0, signed_at: 1, perceptual_hash: audio, integrity_report: report }).perceptual_hash, audio);
 });
 
 test('revocation entries: canonical bytes of the four fields, signed and verified', () => {

@@ -498,6 +498,42 @@ test('POST /revoke: the original signer only; refusals are 500 revocation_failed
   assert.equal([own.revoked, own.revoked_reason, own.revoked_at], [true, 'wrong file', v.revoked_at]);
 });
 
+test('a lone surrogate in a comment or reason says "must be valid Unicode", not "at most 280 characters"', async () => {
+  const u = await cellUser();
+  const d = await device();
+  const lone = 'note \ud800';
+  let r = await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: hex(), comment: lone } });
+  assert.equal([r.status, r.body.error, r.body.field], [400, 'invalid_comment', 'comment']);
+  assert.match(r.body.message, 'comment must be valid Unicode');
+  r = await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: hex(), comment: 'x'.repeat(281) } });
+  assert.equal([r.body.error, r.body.field], ['invalid_comment', 'comment']);
+  assert.match(r.body.message, 'at most 280 characters');
+  r = await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: hex(), comment: 7 } });
+  assert.match(r.body.message, 'comment must be a string');
+  r = await api('POST', `${S}/sign-batch`, { token: u.token, body: { files: [{ file_hash: hex() }], shared_metadata: { comment: lone } } });
+  assert.equal([r.status, r.body.error, r.body.field], [400, 'invalid_comment', 'shared_metadata.comment']);
+  assert.match(r.body.message, 'shared_metadata.comment must be valid Unicode');
+  r = await api('POST', `${S}/publish`, { body: { ...vaultRecord(d), comment: lone } }); // refused before the signature is checked
+  assert.equal([r.status, r.body.error, r.body.field], [400, 'invalid_comment', 'comment']);
+  assert.match(r.body.message, 'comment must be valid Unicode');
+  const s = await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: hex() } });
+  r = await api('POST', `${S}/revoke`, { token: u.token, body: { action_hash: s.body.action_hash, reason: lone } });
+  assert.equal([r.status, r.body.error], [500, 'revocation_failed']); // spec 4.10: the reason is the cell's to refuse
+  assert.match(r.body.message, 'reason must be valid Unicode');
+  const entry = { action_hash: hex(), reason: lone, revoked_at: Date.now(), signer: d.agentKey };
+  r = await api('POST', `${S}/publish-revocation`, { body: { ...entry, signature: 'AAAA' } });
+  assert.equal([r.status, r.body.error, r.body.field], [400, 'invalid_request', 'reason']);
+  assert.match(r.body.message, 'reason must be valid Unicode');
+});
+
+test('POST /revoke: an action_hash that is not a string is 400 invalid_request, never a 500', async () => {
+  const u = await cellUser();
+  for (const action_hash of [{ toString: 1 }, [hex()], 12, true]) {
+    const r = await api('POST', `${S}/revoke`, { token: u.token, body: { action_hash } });
+    assert.equal([r.status, r.body.error, r.body.field], [400, 'invalid_request', 'action_hash'], JSON.stringify(action_hash));
+  }
+});
+
 test('POST /revoke through an app token writes sign.revoked to the outbox', async () => {
   const u = await cellUser();
   const { app, token } = await appFor(u.userId, 'pro');

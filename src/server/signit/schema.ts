@@ -2,39 +2,20 @@
 // the errors. Every function returns clean values or throws an ApiError.
 import { ApiError } from '../errors.js';
 import {
-  COMMENT_MAX,
   InvalidFieldError,
+  commentProblem,
   enumToResponse,
+  isHex64,
+  isPlainObject,
   normalizeRecord,
   type Intent,
   type SignatureRecord,
 } from '../../lib/records.js';
 
-const HEX64 = /^[0-9a-fA-F]{64}$/;
 /** Spec 8: thumbnails are data:image/ URIs of at most 15,000 characters. */
 export const THUMBNAIL_MAX = 15_000;
 /** Spec 8: at most 100 files per batch. */
 export const BATCH_MAX = 100;
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** No lone surrogates (JSON canonicalization cannot carry them). */
-export function isWellFormedText(text: string): boolean {
-  return !/\p{Cs}/u.test(text);
-}
-
-/** Length in Unicode code points, how spec 8's character limits count. */
-export function codePoints(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
-
-export function isHex64(value: unknown): value is string {
-  return typeof value === 'string' && HEX64.test(value);
-}
 
 /** Spec 4.1: `hash` required (missing_hash), exactly 64 hex (invalid_hash); lower-cased. */
 export function parseHashQuery(value: unknown): string {
@@ -42,6 +23,13 @@ export function parseHashQuery(value: unknown): string {
   if (hash === undefined || hash === '') throw new ApiError('missing_hash');
   if (!isHex64(hash)) throw new ApiError('invalid_hash');
   return hash.toLowerCase();
+}
+
+/** Spec 4.7, 4.8: an optional comment; anything but valid text of at most 280 characters is 400 invalid_comment saying which. */
+function checkComment(field: string, value: unknown): void {
+  if (value === undefined || value === null) return;
+  const problem = commentProblem(field, value);
+  if (problem !== null) throw new ApiError('invalid_comment', `${problem}.`, { field });
 }
 
 function fromFieldError(err: unknown): never {
@@ -70,10 +58,7 @@ export function parseSignFields(body: unknown): SignRequest {
   if (!isPlainObject(body)) throw new ApiError('missing_fields', 'The body must be a JSON object with file_hash.');
   if (body.file_hash === undefined || body.file_hash === null) throw new ApiError('missing_fields', 'file_hash is required.', { field: 'file_hash' });
   if (!isHex64(body.file_hash)) throw new ApiError('invalid_hash', undefined, { field: 'file_hash' });
-  const comment = body.comment;
-  if (comment !== undefined && comment !== null && (typeof comment !== 'string' || !isWellFormedText(comment) || codePoints(comment) > COMMENT_MAX)) {
-    throw new ApiError('invalid_comment', undefined, { field: 'comment' });
-  }
+  checkComment('comment', body.comment);
   if (body.supersedes !== undefined && body.supersedes !== null && !isHex64(body.supersedes)) {
     throw new ApiError('invalid_supersedes', undefined, { field: 'supersedes' });
   }
@@ -129,22 +114,22 @@ export function parseBatch(body: unknown): { items: unknown[] } {
   }
   const shared = body.shared_metadata ?? {};
   if (!isPlainObject(shared)) throw new ApiError('invalid_request', 'shared_metadata must be an object.', { field: 'shared_metadata' });
-  if (shared.comment !== undefined && shared.comment !== null) {
-    if (typeof shared.comment !== 'string' || !isWellFormedText(shared.comment) || codePoints(shared.comment) > COMMENT_MAX) {
-      throw new ApiError('invalid_comment', 'shared_metadata.comment must be at most 280 characters.', { field: 'shared_metadata.comment' });
-    }
-  }
+  checkComment('shared_metadata.comment', shared.comment);
   const { file_hash: _ignored, ...sharedFields } = shared;
   const items = body.files.map((file) => (isPlainObject(file) ? { ...sharedFields, ...file } : file));
   return { items };
 }
 
-/** Spec 4.10: `action_hash` required; `reason` optional. Content checks are the cell's (500 revocation_failed). */
+/**
+ * Spec 4.10: `action_hash` required (a string; what it names is the cell's to refuse,
+ * 500 revocation_failed, as are the reason's content checks); `reason` optional.
+ */
 export function parseRevoke(body: unknown): { actionHash: string; reason: unknown } {
   if (!isPlainObject(body) || body.action_hash === undefined || body.action_hash === null || body.action_hash === '') {
     throw new ApiError('missing_fields', 'action_hash is required.', { field: 'action_hash' });
   }
-  return { actionHash: String(body.action_hash), reason: body.reason ?? null };
+  if (typeof body.action_hash !== 'string') throw new ApiError('invalid_request', 'action_hash must be a string.', { field: 'action_hash' });
+  return { actionHash: body.action_hash, reason: body.reason ?? null };
 }
 
 /** Spec 4.12: `action_hash` (hex) and `thumbnail` (data:image/ URI, at most 15,000 characters). */

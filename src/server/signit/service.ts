@@ -10,15 +10,19 @@
 //   revoked})` and loads existing rows with `store.signatures.listFingerprinted()`.
 import { didFromAgentKey, normalizeAgentKey, parseAgentKey, parseSignatureHex, quotaSyncMessage, toBase64, verifyBytes } from '../../lib/identity.js';
 import {
-  COMMENT_MAX,
   InvalidFieldError,
   actionHash,
   canonicalRecordBytes,
   canonicalRevocationBytes,
+  commentProblem,
+  isHex64,
+  isPlainObject,
   parseRecord,
   parseRevocation,
+  recordValueProblem,
   verifyRecord,
   verifyRevocation,
+  type FreeFormField,
   type SignatureRecord,
 } from '../../lib/records.js';
 import type { NewSignature, OutboxEvent, StoredSignature } from '../../store/signatures.js';
@@ -30,11 +34,7 @@ import type { AuthState } from '../types.js';
 import { verifyCacheOf } from './cache.js';
 import { chooseQuota, decideCharge, quotaPeriod, type PoolPlan, type QuotaState } from './quota.js';
 import {
-  codePoints,
   fromFieldError,
-  isWellFormedText,
-  isHex64,
-  isPlainObject,
   parseBatch,
   parseClientId,
   parseHashQuery,
@@ -53,6 +53,17 @@ export const QUOTA_SYNC_WINDOW_MS = 5 * 60 * 1000;
 
 // ---------------------------------------------------------------- response shapes
 
+/**
+ * A stored free-form field as answered: null when it is beyond the limits a record is
+ * checked against now (a row stored before they held, or written past the service),
+ * so that one such row answers without that field instead of failing the answer of its
+ * hash, or of its signer's list, for everyone (nesting thousands deep overflows
+ * JSON.stringify).
+ */
+function answered<T>(field: FreeFormField, value: T): T | null {
+  return value === undefined || recordValueProblem(field, value) !== null ? null : value;
+}
+
 /** Spec 2.1 (without profile/revocation) + 2.4 share these record fields. */
 function recordFields(s: StoredSignature, supersededBy: string | null) {
   const r = s.record;
@@ -63,14 +74,14 @@ function recordFields(s: StoredSignature, supersededBy: string | null) {
     signed_at: r.signed_at,
     intent: r.intent,
     ai_generation: r.ai_generation,
-    content_rights: r.content_rights,
-    integrity_report: r.integrity_report,
-    perceptual_hash: r.perceptual_hash,
+    content_rights: answered('content_rights', r.content_rights),
+    integrity_report: answered('integrity_report', r.integrity_report),
+    perceptual_hash: answered('perceptual_hash', r.perceptual_hash),
     comment: r.comment,
     supersedes: r.supersedes,
     superseded_by: supersededBy,
-    expires_at: r.expires_at ?? null,
-    tags: r.tags ?? null,
+    expires_at: answered('expires_at', r.expires_at),
+    tags: answered('tags', r.tags),
   };
 }
 
@@ -98,9 +109,10 @@ export function supersededByMap(list: readonly StoredSignature[]): Map<string, s
 /** Spec 2.1: the full public signature shape, profile fields only where the signer granted them. */
 export function publicSignature(s: StoredSignature, supersededBy: string | null) {
   const grants = new Set(s.profile?.public_fields ?? []);
-  const rights = s.record.content_rights;
+  const fields = recordFields(s, supersededBy);
+  const rights = fields.content_rights;
   return {
-    ...recordFields(s, supersededBy),
+    ...fields,
     signer_did: didFromAgentKey(s.record.signer),
     signer_display_name: grants.has('display_name') ? (s.profile?.display_name ?? null) : null,
     signer_username: grants.has('username') ? (s.profile?.username ?? null) : null,
@@ -329,9 +341,8 @@ export async function revoke(deps: ServerDeps, auth: AuthState, body: unknown) {
   const stored = isHex64(hash) ? await deps.store.signatures.get(hash) : undefined;
   if (stored === undefined) throw revocationRefused('Revocation failed: no signature has this action hash.');
   if (stored.record.signer !== signer) throw revocationRefused('Revocation failed: only the original signer may revoke a signature.');
-  if (reason !== null && (typeof reason !== 'string' || !isWellFormedText(reason) || codePoints(reason) > COMMENT_MAX)) {
-    throw revocationRefused(`Revocation failed: the reason must be a string of at most ${COMMENT_MAX} characters.`);
-  }
+  const reasonProblem = reason === null ? null : commentProblem('reason', reason);
+  if (reasonProblem !== null) throw revocationRefused(`Revocation failed: ${reasonProblem}.`);
   if (stored.revocation !== null) throw revocationRefused('Revocation failed: the signature is already revoked.');
   const entry = { action_hash: hash, reason: reason as string | null, revoked_at: Date.now(), signer };
   const { signature } = await signWithCell(deps, auth.userId, canonicalRevocationBytes(entry));
