@@ -13,7 +13,8 @@ export {
 } from './identity.js';
 export type { SigningKey } from './identity.js';
 export {
-  RECORD_FIELDS, CONTENT_RIGHTS_FIELDS, COMMENT_MAX, ENUMERATIONS, RESTRICTIVENESS, InvalidFieldError,
+  RECORD_FIELDS, CONTENT_RIGHTS_FIELDS, COMMENT_MAX, RECORD_VALUE_MAX_DEPTH, RECORD_VALUE_LIMITS, recordValueProblem,
+  ENUMERATIONS, RESTRICTIVENESS, InvalidFieldError,
   enumToResponse, enumToRequest, contentRightsToResponse, contentRightsToRequest,
   restrictivenessRank, mostRestrictive, combineContentRights,
   normalizeRecord, parseRecord, canonicalRecordBytes, actionHash, signRecord, isSignerKey, verifyRecord,
@@ -22,7 +23,7 @@ export {
 export type {
   SignatureRecord, SignedRecord, RecordInput, RecordField, ContentRights, ContentRightsField, EnumField,
   Intent, AiGeneration, License, CommercialLicensing, AiTraining, ContactPreference, InvalidFieldCode,
-  RevocationEntry,
+  RevocationEntry, FreeFormField,
 } from './records.js';
 export {
   imagePHashFromPixels, imageHashFromPixels, imagePHashFromGrey72, imageHashFromGrey72, resizeTo9x8,

@@ -318,7 +318,7 @@ export function commentProblem(field: string, value: unknown): string | null {
  */
 function jsonStringBytes(text: string, budget: number): number {
   if (text.length + 2 > budget) return text.length + 2;
-  return Buffer.byteLength(JSON.stringify(text));
+  return utf8.encode(JSON.stringify(text)).length;
 }
 
 /**

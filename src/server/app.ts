@@ -1,19 +1,16 @@
 // The Koa application: app-level middleware in a fixed order, then the feature
 // routers, each under its prefix (STYLE.md 8: src/server/<feature>/routes.ts).
-import Koa, { type Next } from 'koa';
+import Koa, { type Context, type Next } from 'koa';
 import type { Router } from '@koa/router';
 import type { AppState } from './types.js';
 import { attachDeps, type ServerDeps } from './deps.js';
+import { ApiError } from './errors.js';
 import { accessLog, renderErrors, requestId } from './middleware.js';
-import { parseBody } from './body.js';
 import { opsRoutes } from './ops/routes.js';
 import { AUTH_PREFIX, authRoutes } from './auth/routes.js';
 import { DEVELOPER_PREFIX, developerRoutes } from './developer/routes.js';
 import { signItRoutes } from './signit/routes.js';
 import { matchingRoutes } from './matching/routes.js';
-
-/** Upload endpoints whose bodies stream raw (up to 50 MB) instead of being parsed as JSON. */
-export const RAW_UPLOAD_PATHS = ['/api/v1/sign-it/verify-file', '/api/v1/sign-it/fingerprint'] as const;
 
 /** [prefix, router factory] of every feature, in mount order. */
 const FEATURES: [string, (deps: ServerDeps) => Router][] = [
@@ -34,17 +31,31 @@ export function createApp(deps: ServerDeps): Koa<AppState> {
   app.use(requestId());
   app.use(accessLog(deps.log, deps.metrics));
   app.use(renderErrors(deps.log));
-  app.use(parseBody({ rawPaths: RAW_UPLOAD_PATHS }));
+  // Bodies are read by the routes that take them (body.ts jsonBody, upload.ts readUpload).
 
   for (const [prefix, make] of FEATURES) {
     const router = make(deps);
     if (prefix) router.prefix(prefix);
     const routes = router.routes();
-    const allowed = router.allowedMethods({ throw: true });
+    // without `throw`, the router sets 405/501 with Allow, which refuseMethod keeps
+    const allowed = router.allowedMethods();
     // the router's routes, then its 405/501 answers, as two app.use calls would run them
-    app.use(underPrefix(prefix, (ctx: Parameters<typeof allowed>[0], next: Next) => routes(ctx, () => allowed(ctx, next))));
+    app.use(
+      underPrefix(prefix, (ctx: Parameters<typeof allowed>[0], next: Next) =>
+        routes(ctx, () => allowed(ctx, next).then(() => refuseMethod(ctx)))),
+    );
   }
   return app;
+}
+
+/**
+ * The error of a 405 (or 501) the router set: method_not_allowed, carrying the Allow
+ * header of the path's methods (RFC 9110 15.5.6) into the rendered answer.
+ */
+function refuseMethod(ctx: Context): void {
+  if ((ctx.status !== 405 && ctx.status !== 501) || ctx.body != null) return;
+  const allow = ctx.response.get('Allow');
+  throw new ApiError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}.`, {}, { Allow: allow });
 }
 
 /**

@@ -33,6 +33,18 @@ export interface Config {
   logLevel: LogLevel;
   /** The bearer token GET /metrics asks for; null: /metrics is not served. */
   metricsToken: string | null;
+  /** node:http: the request line and headers must arrive within this (ms). */
+  headersTimeoutMs: number;
+  /** node:http: the whole request, body included, must arrive within this (ms); then 408 and close. */
+  requestTimeoutMs: number;
+  /** node:http: an idle keep-alive connection is closed after this (ms). */
+  keepAliveTimeoutMs: number;
+  /** A socket with no traffic either way for this long is destroyed (ms); above the fingerprint deadline. */
+  idleTimeoutMs: number;
+  /** An upload may take this long (ms) before it must keep up with `uploadMinRate`. */
+  uploadGraceMs: number;
+  /** Bytes per second an upload must average once its grace is over, or it gets 408 (a slow client frees its slot). */
+  uploadMinRate: number;
 }
 
 export class ConfigError extends Error {
@@ -135,6 +147,16 @@ export function loadConfig(env: Env = process.env): Config {
   const ffmpegPath = read(env, 'FFMPEG_PATH') ?? null;
   const logLevel = choice(env, 'PROVENANT_LOG_LEVEL', 'info', LOG_LEVELS);
 
+  const headersTimeoutMs = integer(env, 'PROVENANT_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000);
+  const requestTimeoutMs = integer(env, 'PROVENANT_REQUEST_TIMEOUT_MS', 300_000, 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError('PROVENANT_HEADERS_TIMEOUT_MS', `must not exceed PROVENANT_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
+  const keepAliveTimeoutMs = integer(env, 'PROVENANT_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
+  const idleTimeoutMs = integer(env, 'PROVENANT_IDLE_TIMEOUT_MS', 90_000, 100, 3_600_000);
+  const uploadGraceMs = integer(env, 'PROVENANT_UPLOAD_GRACE_MS', 10_000, 0, 600_000);
+  const uploadMinRate = integer(env, 'PROVENANT_UPLOAD_MIN_RATE', 64 * 1024, 1, 1024 * 1024 * 1024);
+
   const metricsToken = read(env, 'PROVENANT_METRICS_TOKEN') ?? null;
   if (metricsToken !== null && !BEARER_TOKEN.test(metricsToken)) {
     throw new ConfigError('PROVENANT_METRICS_TOKEN', 'expected printable ASCII without spaces (a bearer token)');
@@ -156,5 +178,11 @@ export function loadConfig(env: Env = process.env): Config {
     ffmpegPath,
     logLevel,
     metricsToken,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs,
+    idleTimeoutMs,
+    uploadGraceMs,
+    uploadMinRate,
   };
 }

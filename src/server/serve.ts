@@ -1,7 +1,7 @@
 // Serving: open the database under the data directory, build the store and the app,
 // listen, and close gracefully (stop accepting, finish in-flight requests, then close
 // the pool and the database).
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Db } from '../store/db.js';
@@ -41,9 +41,14 @@ export async function openDeps(config: Config, options: StartOptions = {}): Prom
     if (ms === undefined) log.info('applying database migration', { version, name });
     else log.info('database migration applied', { version, name, ms });
   });
-  // Generate the secrets now, not on the first request that needs them.
-  loadSecret(config.dataDir, 'jwt.key');
-  loadSecret(config.dataDir, 'cell.key');
+  try {
+    // Generate the secrets now, not on the first request that needs them.
+    loadSecret(config.dataDir, 'jwt.key');
+    loadSecret(config.dataDir, 'cell.key');
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   return { config, store: createSqliteStore(db), db, log, metrics: new Metrics(), pool: options.pool };
 }
 
@@ -54,17 +59,49 @@ async function closePool(pool: unknown): Promise<void> {
   else if (typeof p.destroy === 'function') await p.destroy();
 }
 
+/**
+ * Closes everything openDeps and the routers started (the verify cache's timer, the
+ * match index thread, the pool, the database), in that order: the one list for a
+ * shutdown and for a start that failed.
+ */
+export async function closeDeps(deps: ServerDeps): Promise<void> {
+  closeVerifyCache(deps);
+  await closeMatching(deps);
+  await closePool(deps.pool);
+  await deps.db.close();
+}
+
+/**
+ * The node:http server with the configured timeouts: every phase in which the client
+ * is the one to send has a bound (headers, the whole request, the pause between
+ * keep-alive requests), and a socket with no traffic either way is destroyed (a
+ * client that stops reading its answer).
+ */
+function httpServer(config: Config, handler: RequestListener): Server {
+  const server = createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      // how often node looks for requests past those bounds (its default, 30 s, would
+      // let each overrun by up to that much)
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs / 2),
+    },
+    handler,
+  );
+  server.timeout = config.idleTimeoutMs;
+  return server;
+}
+
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const deps = await openDeps(config, options);
-  if (config.webhookAllowPrivate) {
-    deps.log.warn('PROVENANT_WEBHOOK_ALLOW_PRIVATE=1: webhooks may reach loopback and private addresses. Tests only.');
-  }
-  if (!config.rateLimit) deps.log.warn('PROVENANT_RATE_LIMIT=off: per-IP rate limits are disabled.');
-  const app = createApp(deps);
-  const server = createServer(app.callback());
-  server.keepAliveTimeout = 5_000;
-
+  let server: Server;
   try {
+    if (config.webhookAllowPrivate) {
+      deps.log.warn('PROVENANT_WEBHOOK_ALLOW_PRIVATE=1: webhooks may reach loopback and private addresses. Tests only.');
+    }
+    if (!config.rateLimit) deps.log.warn('PROVENANT_RATE_LIMIT=off: per-IP rate limits are disabled.');
+    server = httpServer(config, createApp(deps).callback());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
@@ -73,7 +110,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       });
     });
   } catch (err) {
-    await deps.db.close();
+    // what was started keeps the process alive (the index thread) or the database open
+    await closeDeps(deps).catch((closeErr: Error) => deps.log.error('closing after a failed start', { error: closeErr.message }));
     throw err;
   }
   const { port } = server.address() as AddressInfo;
@@ -92,10 +130,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       force.unref();
       await stopped;
       clearTimeout(force);
-      closeVerifyCache(deps);
-      await closeMatching(deps);
-      await closePool(deps.pool);
-      await deps.db.close();
+      await closeDeps(deps);
       deps.log.info('stopped');
     })());
 

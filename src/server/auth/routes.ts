@@ -9,6 +9,7 @@ import { parseInput } from '../validate.js';
 import { requireAuth } from './middleware.js';
 import { challengeBody, loginBody, patchMeBody, registerBody, signedChallengeBody } from './schema.js';
 import * as auth from './service.js';
+import { jsonBody } from '../body.js';
 
 export const AUTH_PREFIX = '/api/v1/auth';
 
@@ -27,6 +28,7 @@ function jsonObjectBody(ctx: Context): Record<string, unknown> {
 
 export function authRoutes(deps: ServerDeps): Router {
   const router = new Router();
+  router.use(jsonBody()); // the routes here read JSON bodies (body.ts)
   const minute = 60_000;
 
   router.post('/register', rateLimit(deps, { name: 'auth_register', max: 30, durationMs: minute }), async (ctx) => {

@@ -5,11 +5,13 @@ import { requireAuth } from '../auth/middleware.js';
 import { parseInput } from '../validate.js';
 import { createAppBody } from './schema.js';
 import { appToken, appView, createApp } from './service.js';
+import { jsonBody } from '../body.js';
 
 export const DEVELOPER_PREFIX = '/api/v1/developer';
 
 export function developerRoutes(deps: ServerDeps): Router {
   const router = new Router();
+  router.use(jsonBody()); // the routes here read JSON bodies (body.ts)
 
   router.post('/apps', requireAuth(), async (ctx) => {
     const body = parseInput(createAppBody, ctx.request.body);

@@ -1,10 +1,12 @@
 // Perceptual matching routes (spec 4.2, 4.3, 4.11), relative to /api/v1/sign-it (the
-// app mounts this router there, beside the sign-it router). Uploads are raw bodies
-// (app.ts RAW_UPLOAD_PATHS): read with the 50 MB limit, fingerprinted in the pool.
+// app mounts this router there, beside the sign-it router). Uploads are raw bodies,
+// read by their routes with the 50 MB limit and fingerprinted in the pool;
+// verify-fuzzy takes JSON (jsonBody).
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requireAuth } from '../auth/middleware.js';
 import type { ServerDeps } from '../deps.js';
+import { jsonBody } from '../body.js';
 import { ApiError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
 import { matchingOf, verifyFile, verifyFuzzy } from './service.js';
@@ -26,19 +28,20 @@ export function matchingRoutes(deps: ServerDeps): Router {
   matchingOf(deps); // build the index from the store now, not on the first query
   // Two uploads per worker may be in flight (one decoding, one waiting); more get 503.
   const gate = new UploadGate(2 * Math.max(1, deps.config.workers));
+  deps.metrics.gauge('provenant_uploads_in_flight', 'Uploads being read or fingerprinted (at most 2 per worker)', [], () => gate.inFlight);
 
   /** The upload's bytes and fingerprint, holding a place at the gate meanwhile. */
   async function fingerprintOf(ctx: Context, emptyIsError: boolean) {
-    gate.enter(ctx);
+    const leave = gate.enter(ctx);
     try {
-      const bytes = await readUpload(ctx);
+      const bytes = await readUpload(deps, ctx);
       if (bytes.length === 0) {
         if (emptyIsError) throw new ApiError('no_file');
         return null;
       }
       return await fingerprintUpload(deps, bytes);
     } finally {
-      gate.leave();
+      leave();
     }
   }
 
@@ -49,7 +52,7 @@ export function matchingRoutes(deps: ServerDeps): Router {
   });
 
   // Spec 4.3: public, 30/min per IP; matches >= 70 (null similarities kept).
-  router.post('/verify-fuzzy', rateLimit(deps, { name: 'sign-it:verify-fuzzy', max: 30, durationMs: MINUTE }), async (ctx) => {
+  router.post('/verify-fuzzy', rateLimit(deps, { name: 'sign-it:verify-fuzzy', max: 30, durationMs: MINUTE }), jsonBody(), async (ctx) => {
     sendJsonText(ctx, await verifyFuzzy(deps, ctx.request.body));
   });
 

@@ -24,17 +24,28 @@ export class UploadGate {
     return this.active;
   }
 
-  /** Takes a place, or throws 503 busy (the body is discarded unread; see discardBody). */
-  enter(ctx: Context): void {
+  /**
+   * Takes a place and returns its `leave`; throws 503 busy when none is free (the body
+   * is discarded unread; see discardBody). The place is given back once, at the first
+   * of `leave()` or the response closing: sent, or the connection gone (abort, error,
+   * timeout) while the request still waits, e.g. on the pool.
+   */
+  enter(ctx: Context): () => void {
     if (this.active >= this.max) {
       discardBody(ctx);
       throw new ApiError('busy', 'Too many uploads are being fingerprinted; try again shortly.', {}, { 'Retry-After': '1' });
     }
     this.active++;
-  }
-
-  leave(): void {
-    this.active--;
+    const res = ctx.res;
+    let held = true;
+    const leave = () => {
+      if (!held) return;
+      held = false;
+      this.active--;
+      res.off('close', leave);
+    };
+    res.once('close', leave);
+    return leave;
   }
 }
 
@@ -66,10 +77,13 @@ export function poolOf(deps: ServerDeps): FingerprintPool {
  * Content-Length says more, and as soon as the bytes received pass the limit while
  * streaming (chunked bodies); nothing beyond the limit is kept. With a Content-Length
  * the bytes go straight into one buffer of that size (the gate bounds how many are
- * read at once).
+ * read at once). A body that falls behind PROVENANT_UPLOAD_MIN_RATE after
+ * PROVENANT_UPLOAD_GRACE_MS is 408 request_timeout, so a slow client cannot hold a
+ * place at the gate.
  */
-export function readUpload(ctx: Context): Promise<Buffer> {
-  return readRawBody(ctx, UPLOAD_LIMIT_BYTES, true);
+export function readUpload(deps: ServerDeps, ctx: Context): Promise<Buffer> {
+  const pace = { graceMs: deps.config.uploadGraceMs, minRate: deps.config.uploadMinRate };
+  return readRawBody(ctx, UPLOAD_LIMIT_BYTES, { intoDeclared: true, pace });
 }
 
 /**

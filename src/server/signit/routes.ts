@@ -21,6 +21,7 @@ import {
   syncQuotaByAgent,
   verifyBody,
 } from './service.js';
+import { jsonBody } from '../body.js';
 
 const MINUTE = 60_000;
 
@@ -34,6 +35,7 @@ function noStore(ctx: Context): void {
 
 export function signItRoutes(deps: ServerDeps): Router {
   const router = new Router();
+  router.use(jsonBody()); // the routes here read JSON bodies (body.ts)
   verifyCacheOf(deps); // subscribe to writes from the start, so no answer is cached stale
 
   // Spec 4.1: public, 30/min per IP, read through the verify cache.
