@@ -4,6 +4,7 @@
 // sees every add posted before it.
 import { parentPort } from 'node:worker_threads';
 import { HASH_TYPES, MatchIndex, type IndexedFingerprint } from '../src/lib/match-index.js';
+import '../src/lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
 import type { IndexReply, IndexRequest } from '../src/server/matching/index-thread.js';
 
 const index = new MatchIndex();

@@ -1,6 +1,6 @@
 // AudioChromaprint (decisions.md section 3): chromaprint's default "test2" fingerprint,
 // computed by the chromaprint kernel (assembly/chromaprint/), plus the LSH bands.
-import { loadKernel, type BaseExports, type Kernel } from './wasm.js';
+import { loadKernel, type BaseExports, type Kernel } from './wasm-core.js';
 import type { Fingerprint } from './types.js';
 import { audioBands } from './audio-bands.js';
 

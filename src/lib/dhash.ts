@@ -1,6 +1,6 @@
 // ImagePHash (decisions.md section 3): the difference hash of an image's 9 x 8 grey
 // thumbnail. The resize and the bits run in the core kernel (assembly/dhash.ts).
-import { loadKernel, type BaseExports } from './wasm.js';
+import { loadKernel, type BaseExports } from './wasm-core.js';
 import { imageBands } from './bands.js';
 import type { Fingerprint } from './types.js';
 

@@ -2,7 +2,7 @@
 // similarity = floor(100 * (bits - d) / bits). The loops run in the core kernel
 // (assembly/hamming.ts); a HashTable keeps many 8-byte hashes resident in wasm
 // memory so repeated scans copy only the query.
-import { loadKernel, wasmFlavor, type BaseExports, type Kernel, type WasmFlavor } from './wasm.js';
+import { loadKernel, wasmFlavor, type BaseExports, type Kernel, type WasmFlavor } from './wasm-core.js';
 import type { Fingerprint, HashType } from './types.js';
 
 export interface HammingExports extends BaseExports {

@@ -1,145 +1,16 @@
-// Identities (decisions.md section 2): Ed25519 keys, the 39-byte agent key written
-// `uhCAk...`, and `did:key` identifiers. Pure functions over node:crypto; no state.
+// Identities (decisions.md section 2): Ed25519 keys and what is done with them in
+// Node (generate, sign, verify) over node:crypto, plus the written forms of keys, DIDs
+// and signatures from keys.ts (shared with the browser entry). No state.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { blake2b } from '@noble/hashes/blake2.js';
-import { base58, base64, base64urlnopad } from '@scure/base';
+import { base64urlnopad } from '@scure/base';
+import { AUTH_CHALLENGE_PREFIX, isKey } from './keys.js';
 
-/** The three type bytes of an agent key (0x84 0x20 0x24): `uhCAk` once encoded. */
-export const AGENT_KEY_PREFIX: readonly number[] = [0x84, 0x20, 0x24];
-/** The multicodec varint of ed25519-pub (0xed, as the two-byte varint 0xed 0x01). */
-export const ED25519_MULTICODEC: readonly number[] = [0xed, 0x01];
+export * from './keys.js';
 
-const KEY_BYTES = 32;
-const AGENT_KEY_BYTES = 3 + KEY_BYTES + 4;
 // DER SubjectPublicKeyInfo and PKCS#8 headers for Ed25519 (RFC 8410): header + raw 32 bytes.
 const SPKI_HEADER = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00]);
 const PKCS8_HEADER = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);
-
-const BASE64URL_52 = /^[A-Za-z0-9_-]{52}$/;
-const BASE64_52 = /^[A-Za-z0-9+/]{52}$/;
-const BASE64_44 = /^[A-Za-z0-9+/]{43}=$/;
-const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
-
-function isKey(bytes: unknown): bytes is Uint8Array {
-  return bytes instanceof Uint8Array && bytes.length === KEY_BYTES;
-}
-
-/**
- * The 4 location bytes of an agent key: BLAKE2b-256 of the 32-byte key, XOR-folded
- * so that byte i = hash[i] ^ hash[i+4] ^ ... ^ hash[i+28] (decisions.md 2).
- */
-export function agentKeyLocation(publicKey: Uint8Array): Uint8Array {
-  const hash = blake2b(publicKey, { dkLen: 32 });
-  const out = new Uint8Array(4);
-  for (let i = 0; i < 32; i++) out[i & 3] ^= hash[i];
-  return out;
-}
-
-/** The 39 agent-key bytes: 84 20 24 + key + location. */
-export function agentKeyBytes(publicKey: Uint8Array): Uint8Array {
-  if (!isKey(publicKey)) throw new TypeError('an Ed25519 public key is 32 bytes');
-  const out = new Uint8Array(AGENT_KEY_BYTES);
-  out.set(AGENT_KEY_PREFIX, 0);
-  out.set(publicKey, 3);
-  out.set(agentKeyLocation(publicKey), 3 + KEY_BYTES);
-  return out;
-}
-
-/** The agent key of a 32-byte Ed25519 public key: `u` + base64url (no padding) of the 39 bytes. */
-export function agentKeyFromPublicKey(publicKey: Uint8Array): string {
-  return 'u' + base64urlnopad.encode(agentKeyBytes(publicKey));
-}
-
-/** The key inside 39 agent-key bytes, or null when the prefix or the location bytes are wrong. */
-function keyFromAgentKeyBytes(bytes: Uint8Array): Uint8Array | null {
-  if (bytes.length !== AGENT_KEY_BYTES) return null;
-  for (let i = 0; i < 3; i++) if (bytes[i] !== AGENT_KEY_PREFIX[i]) return null;
-  const key = bytes.slice(3, 3 + KEY_BYTES);
-  const location = agentKeyLocation(key);
-  for (let i = 0; i < 4; i++) if (bytes[3 + KEY_BYTES + i] !== location[i]) return null;
-  return key;
-}
-
-/**
- * The 32-byte public key of an agent key given in one of the accepted forms
- * (decisions.md 2): `u` + base64url of the 39 bytes, standard base64 of the 39 bytes
- * (prefix and location checked in both), or standard base64 (with its `=`) of the
- * 32-byte key. Anything else, including surrounding whitespace, gives null.
- */
-export function parseAgentKey(input: string): Uint8Array | null {
-  if (typeof input !== 'string') return null;
-  try {
-    if (input.length === 53 && input[0] === 'u' && BASE64URL_52.test(input.slice(1))) {
-      return keyFromAgentKeyBytes(base64urlnopad.decode(input.slice(1)));
-    }
-    if (BASE64_52.test(input)) return keyFromAgentKeyBytes(base64.decode(input));
-    if (BASE64_44.test(input)) {
-      const key = base64.decode(input); // rejects non-zero padding bits: one spelling per key
-      return key.length === KEY_BYTES ? key : null;
-    }
-  } catch {
-    return null;
-  }
-  return null;
-}
-
-/** The canonical `uhCAk...` form of an accepted agent key, or null. */
-export function normalizeAgentKey(input: string): string | null {
-  const key = parseAgentKey(input);
-  return key === null ? null : agentKeyFromPublicKey(key);
-}
-
-/** `did:key:z6Mk...`: multibase base58btc (`z`) of the multicodec ed25519-pub 0xed 0x01 + key. */
-export function didFromPublicKey(publicKey: Uint8Array): string {
-  if (!isKey(publicKey)) throw new TypeError('an Ed25519 public key is 32 bytes');
-  const bytes = new Uint8Array(2 + KEY_BYTES);
-  bytes.set(ED25519_MULTICODEC, 0);
-  bytes.set(publicKey, 2);
-  return 'did:key:z' + base58.encode(bytes);
-}
-
-/** The public key of a multibase `z6Mk...` ed25519-pub identifier, or null. */
-function keyFromMultibase(id: string): Uint8Array | null {
-  if (!id.startsWith('z6Mk') || id.length > 60 || !BASE58.test(id.slice(1))) return null;
-  let bytes: Uint8Array;
-  try {
-    bytes = base58.decode(id.slice(1));
-  } catch {
-    return null;
-  }
-  if (bytes.length !== 2 + KEY_BYTES || bytes[0] !== ED25519_MULTICODEC[0] || bytes[1] !== ED25519_MULTICODEC[1]) return null;
-  return bytes.slice(2);
-}
-
-// DID syntax (W3C DID Core 3.1): "did:" method-name ":" method-specific-id, with a
-// method name of lower-case letters and digits.
-const DID = /^did:([a-z0-9]+):(.+)$/;
-
-/**
- * The public key named by a DID: any `did:<method>:<id>` whose id is a `z6Mk...`
- * ed25519 multibase key or an agent key in a form parseAgentKey accepts
- * (decisions.md 2). DID URLs (with `#`, `?` or a path) and anything else give null.
- */
-export function parseDid(did: string): Uint8Array | null {
-  if (typeof did !== 'string') return null;
-  const m = DID.exec(did);
-  if (m === null) return null;
-  const id = m[2];
-  return keyFromMultibase(id) ?? parseAgentKey(id);
-}
-
-/** The public key named by an agent key (any accepted form) or a DID, or null: for `:id` paths. */
-export function parseIdentity(input: string): Uint8Array | null {
-  if (typeof input !== 'string') return null;
-  return input.startsWith('did:') ? parseDid(input) : parseAgentKey(input);
-}
-
-/** `did:key:z6Mk...` of an agent key in any accepted form, or null. */
-export function didFromAgentKey(agentKey: string): string | null {
-  const key = parseAgentKey(agentKey);
-  return key === null ? null : didFromPublicKey(key);
-}
 
 export interface SigningKey {
   /** The raw 32-byte Ed25519 public key. */
@@ -158,7 +29,7 @@ export function generateSigningKey(): SigningKey {
 /** The PKCS#8 DER private key of a 32-byte Ed25519 seed (RFC 8032 secret key). */
 export function privateKeyFromSeed(seed: Uint8Array): Uint8Array {
   if (!isKey(seed)) throw new TypeError('an Ed25519 seed is 32 bytes');
-  const out = new Uint8Array(PKCS8_HEADER.length + KEY_BYTES);
+  const out = new Uint8Array(PKCS8_HEADER.length + seed.length);
   out.set(PKCS8_HEADER, 0);
   out.set(seed, PKCS8_HEADER.length);
   return out;
@@ -173,7 +44,7 @@ function privateKeyObject(privateKeyPkcs8: Uint8Array): KeyObject {
 /** A node:crypto public KeyObject of a raw 32-byte Ed25519 public key. */
 export function publicKeyObject(publicKey: Uint8Array): KeyObject {
   if (!isKey(publicKey)) throw new TypeError('an Ed25519 public key is 32 bytes');
-  const der = new Uint8Array(SPKI_HEADER.length + KEY_BYTES);
+  const der = new Uint8Array(SPKI_HEADER.length + publicKey.length);
   der.set(SPKI_HEADER, 0);
   der.set(publicKey, SPKI_HEADER.length);
   return createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
@@ -200,34 +71,6 @@ export function verifyBytes(publicKey: Uint8Array, bytes: Uint8Array, signature:
   }
 }
 
-const SIGNATURE_BASE64 = /^[A-Za-z0-9+/]{86}==$/;
-const SIGNATURE_HEX = /^[0-9a-fA-F]{128}$/;
-
-/** The 64 bytes of a signature written as standard base64 (88 characters, `==`), or null. */
-export function parseSignatureBase64(text: string): Uint8Array | null {
-  if (typeof text !== 'string' || !SIGNATURE_BASE64.test(text)) return null;
-  try {
-    return base64.decode(text);
-  } catch {
-    return null; // non-zero padding bits
-  }
-}
-
-/** The 64 bytes of a signature written as hex (128 characters, either case), or null. */
-export function parseSignatureHex(text: string): Uint8Array | null {
-  if (typeof text !== 'string' || !SIGNATURE_HEX.test(text)) return null;
-  return new Uint8Array(Buffer.from(text, 'hex'));
-}
-
-/** Standard base64 (with padding) of bytes: how signatures are written in records. */
-export function toBase64(bytes: Uint8Array): string {
-  return base64.encode(bytes);
-}
-
-/** Prefix of a vault login challenge (decisions.md 5). */
-export const AUTH_CHALLENGE_PREFIX = 'provenant-auth-challenge:v1:';
-const AUTH_CHALLENGE = /^provenant-auth-challenge:v1:[A-Za-z0-9_-]{43}$/;
-
 /**
  * A fresh vault login challenge `provenant-auth-challenge:v1:{random}`, the random part
  * being 32 bytes in base64url. The server stores it (single use, 5 minutes); the vault
@@ -235,22 +78,4 @@ const AUTH_CHALLENGE = /^provenant-auth-challenge:v1:[A-Za-z0-9_-]{43}$/;
  */
 export function authChallenge(): string {
   return AUTH_CHALLENGE_PREFIX + base64urlnopad.encode(randomBytes(32));
-}
-
-/** Whether `text` has the shape authChallenge() produces (not whether it was issued). */
-export function isAuthChallenge(text: unknown): text is string {
-  return typeof text === 'string' && AUTH_CHALLENGE.test(text);
-}
-
-/**
- * The message a vault signs for `POST S:/quota/sync-by-agent` (decisions.md 2):
- * `provenant-quota-sync:{agent_pub_key}:{timestamp}:{count}` plus `:{client_id}` when
- * a client id is given. `agent_pub_key` is used exactly as sent (not normalized).
- */
-export function quotaSyncMessage(agent_pub_key: string, timestamp: number, count: number, client_id?: string | null): string {
-  if (!Number.isSafeInteger(timestamp) || !Number.isSafeInteger(count)) {
-    throw new RangeError('timestamp and count must be integers');
-  }
-  const base = `provenant-quota-sync:${agent_pub_key}:${timestamp}:${count}`;
-  return client_id === undefined || client_id === null || client_id === '' ? base : `${base}:${client_id}`;
 }

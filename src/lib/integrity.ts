@@ -2,7 +2,7 @@
 // signature scan, entropy, LSB statistics and the Unicode scan. Each wrapper
 // passes bytes in, calls one kernel entry and decodes the static output block
 // (assembly/integrity/output.ts) into plain records. No decoding, no I/O.
-import { loadKernel, type BaseExports, type Kernel } from './wasm.js';
+import { loadKernel, type BaseExports, type Kernel } from './wasm-core.js';
 
 /** The six checks of decisions.md 4, in the order reports list them. */
 export type IntegrityCheck =

@@ -3,7 +3,7 @@
 // similarity. Postings and packed hashes live in the matchindex kernel's memory
 // (assembly/matchindex/index_core.ts); this class validates shapes, copies the query
 // in and reads the ranked ids out.
-import { loadKernel, wasmFlavor, type BaseExports, type Kernel, type WasmFlavor } from './wasm.js';
+import { loadKernel, wasmFlavor, type BaseExports, type Kernel, type WasmFlavor } from './wasm-core.js';
 import type { Fingerprint, HashType } from './types.js';
 
 interface MatchIndexExports extends BaseExports {

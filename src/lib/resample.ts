@@ -5,7 +5,7 @@
 // For the usual rates the output positions fall on a small set of phases, so those
 // filters are interpolated once up front and each output sample is one dot product,
 // done by the chromaprint kernel (assembly/chromaprint/resampler.ts) over chunks.
-import { loadKernel, type BaseExports, type Kernel } from './wasm.js';
+import { loadKernel, type BaseExports, type Kernel } from './wasm-core.js';
 
 interface ResamplerExports extends BaseExports {
   resampleRun(

@@ -9,7 +9,7 @@
 // the slot keeps it; another hasher that needs it first saves the holder's 104-byte
 // context into the holder's own JS buffer and restores its own. So any number of
 // hashers can be interleaved, and the usual case (one hasher at a time) copies nothing.
-import { loadKernel, type BaseExports, type Kernel } from './wasm.js';
+import { loadKernel, type BaseExports, type Kernel } from './wasm-core.js';
 
 /** The core module's SHA-256 and HMAC-SHA256 exports (assembly/sha256.ts, assembly/hmac.ts). */
 export interface HashExports extends BaseExports {

@@ -11,6 +11,7 @@ import type { Fingerprint } from '../lib/types.js';
 import { decodeWithFfmpeg, streamWithFfmpeg } from './ffmpeg-audio.js';
 import { parseWavMono, wavPrefixLength } from './wav.js';
 import { mixToMono, resampleTo11025, TARGET_RATE } from '../lib/resample.js';
+import '../lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
 
 export type AudioFormat = 'mp3' | 'wav' | 'flac' | 'ogg-vorbis' | 'ogg-opus';
 

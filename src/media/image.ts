@@ -5,6 +5,7 @@
 import sharp from 'sharp';
 import type { MediaFormat } from '../lib/detect.js';
 import { imageHashFromPixels } from '../lib/dhash.js';
+import '../lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
 import { decodeBmp } from './bmp.js';
 
 /** Largest image accepted, in pixels (width x height as declared by the file). */

@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { KernelBytes, type IntegrityCheck, type IntegrityIssue, type IntegrityReport } from '../lib/integrity.js';
+import '../lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
 import { decodeBmp } from './bmp.js';
 import { classifyContent, checksFor, type ContentClass } from './integrity/classify.js';
 import { fileStructure, type Structure } from './integrity/structure.js';

@@ -10,6 +10,7 @@
 import type { MediaFormat } from '../lib/detect.js';
 import type { Fingerprint } from '../lib/types.js';
 import { imageHashFromPixels } from '../lib/dhash.js';
+import '../lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
 import { parseDuration, runFfmpeg } from './ffmpeg.js';
 
 export const MAX_VIDEO_FRAMES = 120;
