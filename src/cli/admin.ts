@@ -1,7 +1,11 @@
 // `provenant admin ...` (decisions.md 10): tiers, users, organizations, apps and
 // session tokens from the command line. Each command prints one JSON object on
-// stdout; on error it prints a message on stderr and exits non-zero.
+// stdout; on error it prints a message on stderr and exits non-zero: USAGE_ERROR (2)
+// for a command line that cannot run, found before the database is opened, and 1
+// for anything after (no such user, a duplicate, no database).
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ORG_TIERS, USER_TIERS, StoreConflictError, type OrgTier, type UserTier } from '../store/accounts.js';
@@ -9,30 +13,30 @@ import { ConfigError, loadConfig } from '../server/config.js';
 import type { ServerDeps } from '../server/deps.js';
 import { ApiError } from '../server/errors.js';
 import { createLogger } from '../server/log.js';
-import { openDeps } from '../server/serve.js';
 import { createServerCell } from '../server/accounts/cells.js';
 import { createUserAccount } from '../server/accounts/service.js';
-import { email as emailSchema, password as passwordSchema, username as usernameSchema } from '../server/auth/schema.js';
+import {
+  displayName as displayNameSchema,
+  email as emailSchema,
+  password as passwordSchema,
+  username as usernameSchema,
+} from '../server/auth/schema.js';
 import { issueSessionToken } from '../server/auth/tokens.js';
 import { APP_SCOPES, createAppBody } from '../server/developer/schema.js';
 import { createApp } from '../server/developer/service.js';
 import { zodMessage } from '../server/middleware.js';
 import type { CliIo } from './serve.js';
+import { USAGE_ERROR, UsageError } from './usage.js';
 
-export const ADMIN_USAGE = `usage: provenant admin <command> [--data-dir DIR] ...
-  create-user --email E --password P [--display-name N] [--username U] [--tier free|premium|premium_plus] [--server-cell]
-  create-org --name N --owner EMAIL --tier free|starter|pro|enterprise [--limit N]
-  create-app --owner EMAIL [--org ORG_ID] --name N --redirect-uri URL (repeatable) --scopes "openid sign ..."
-  set-tier (--user EMAIL | --org ORG_ID) --tier T
-  session-token --email E [--app CLIENT_ID]
-`;
-
+/** A failure once the command line was fine: exit 1. */
 class AdminError extends Error {}
 
 const OPTIONS = {
   'data-dir': { type: 'string' },
   email: { type: 'string' },
   password: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  'password-file': { type: 'string' },
   'display-name': { type: 'string' },
   username: { type: 'string' },
   tier: { type: 'string' },
@@ -48,23 +52,72 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+type Flag = keyof typeof OPTIONS;
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true; allowPositionals: true }>>['values'];
 
-function required(values: Values, name: keyof Values): string {
+/** Every subcommand takes these. */
+const COMMON_FLAGS: readonly Flag[] = ['data-dir', 'help'];
+
+interface Subcommand<Input> {
+  /** Its flags as its usage line shows them. */
+  synopsis: string;
+  /** Lines of usage after the synopsis. */
+  notes?: string;
+  flags: readonly Flag[];
+  /** The first user of a new data directory makes its database; the others need one. */
+  createsDatabase?: boolean;
+  /** The command line checked, and what it names read, before the database is opened (UsageError). */
+  parse(v: Values): Input | Promise<Input>;
+  run(deps: ServerDeps, input: Input): Promise<Record<string, unknown>>;
+}
+
+function required(values: Values, name: Flag): string {
   const v = values[name];
-  if (typeof v !== 'string' || v === '') throw new AdminError(`--${name} is required`);
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
   return v;
 }
 
 function check<T>(schema: z.ZodType<T>, value: unknown, flag: string): T {
   const r = schema.safeParse(value);
-  if (!r.success) throw new AdminError(`--${flag}: ${r.error.issues[0]?.message ?? 'invalid'}`);
+  if (!r.success) throw new UsageError(`--${flag}: ${r.error.issues[0]?.message ?? 'invalid'}`);
   return r.data;
 }
 
 function tierOf<T extends string>(value: string, allowed: readonly T[], flag = 'tier'): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new AdminError(`--${flag} must be one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}`);
   return value as T;
+}
+
+async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const READ_ERRORS: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied' };
+
+/**
+ * The password from exactly one of --password-stdin, --password-file or --password
+ * (which any local user sees in the process list while the command runs); one
+ * trailing newline of the first two is not part of it.
+ */
+async function passwordOf(v: Values): Promise<string> {
+  const given = (['password-stdin', 'password-file', 'password'] as const).filter((f) => v[f] !== undefined);
+  if (given.length !== 1) throw new UsageError('give the password by exactly one of --password-stdin, --password-file F or --password P');
+  const flag = given[0];
+  if (flag === 'password') return check(passwordSchema, v.password, flag);
+  let text: string;
+  if (flag === 'password-stdin') text = await readStream(process.stdin);
+  else {
+    const file = required(v, 'password-file');
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      const errno = (err as NodeJS.ErrnoException).code ?? '';
+      throw new AdminError(`--password-file: cannot read ${file}: ${READ_ERRORS[errno] ?? (err as Error).message}`);
+    }
+  }
+  return check(passwordSchema, text.replace(/\r?\n$/, ''), flag);
 }
 
 async function userByEmail(deps: ServerDeps, email: string) {
@@ -73,95 +126,181 @@ async function userByEmail(deps: ServerDeps, email: string) {
   return user;
 }
 
-const COMMANDS: Record<string, (deps: ServerDeps, v: Values) => Promise<Record<string, unknown>>> = {
-  async 'create-user'(deps, v) {
-    const email = check(emailSchema, required(v, 'email'), 'email');
-    const password = check(passwordSchema, required(v, 'password'), 'password');
-    const username = v.username === undefined ? undefined : check(usernameSchema, v.username, 'username');
-    const tier = tierOf<UserTier>(v.tier ?? 'free', USER_TIERS);
-    const user = await createUserAccount(deps, { email, password, username, displayName: v['display-name'], tier });
-    const cell = v['server-cell'] ? await createServerCell(deps, user.id) : null;
-    return { user_id: user.id, agent_pub_key: cell?.agentKey ?? null, did: cell?.did ?? null };
-  },
+/** Keeps each subcommand's parse and run agreeing on their Input. */
+const subcommand = <Input>(c: Subcommand<Input>): Subcommand<unknown> => c as Subcommand<unknown>;
 
-  async 'create-org'(deps, v) {
-    const name = required(v, 'name');
-    const owner = await userByEmail(deps, required(v, 'owner'));
-    const tier = tierOf<OrgTier>(required(v, 'tier'), ORG_TIERS);
-    const limit = v.limit === undefined ? null : Number(v.limit);
-    if (limit !== null && !(Number.isSafeInteger(limit) && limit >= 0)) throw new AdminError('--limit must be a non-negative integer');
-    const org = await deps.store.accounts.createOrg({ id: randomUUID(), name, ownerId: owner.id, tier, customLimit: limit });
-    return { org_id: org.id };
-  },
+const SUBCOMMANDS: Record<string, Subcommand<unknown>> = {
+  'create-user': subcommand({
+    synopsis: '--email E (--password-stdin | --password-file F | --password P) [--display-name N] [--username U] [--tier free|premium|premium_plus] [--server-cell]',
+    notes: '  --password P shows the password to every local user (ps); prefer --password-stdin or --password-file.\n  The first create-user on a data directory without a database creates it (and says so on stderr).',
+    flags: ['email', 'password', 'password-stdin', 'password-file', 'display-name', 'username', 'tier', 'server-cell'],
+    createsDatabase: true,
+    async parse(v) {
+      return {
+        email: check(emailSchema, required(v, 'email'), 'email'),
+        username: v.username === undefined ? undefined : check(usernameSchema, v.username, 'username'),
+        displayName: v['display-name'] === undefined ? undefined : check(displayNameSchema, v['display-name'], 'display-name'),
+        tier: tierOf<UserTier>(v.tier ?? 'free', USER_TIERS),
+        serverCell: v['server-cell'] === true,
+        password: await passwordOf(v),
+      };
+    },
+    async run(deps, { serverCell, ...account }) {
+      const user = await createUserAccount(deps, account);
+      const cell = serverCell ? await createServerCell(deps, user.id) : null;
+      return { user_id: user.id, agent_pub_key: cell?.agentKey ?? null, did: cell?.did ?? null };
+    },
+  }),
 
-  async 'create-app'(deps, v) {
-    const owner = await userByEmail(deps, required(v, 'owner'));
-    const scopes = required(v, 'scopes').split(/[\s,]+/).filter(Boolean);
-    const parsed = createAppBody.safeParse({
-      name: required(v, 'name'),
-      redirect_uris: v['redirect-uri'] ?? [],
-      scopes,
-      org_id: v.org ?? null,
-    });
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      if (issue?.path[0] === 'scopes') throw new AdminError(`--scopes: each scope must be one of ${APP_SCOPES.join(', ')}`);
-      throw new AdminError(zodMessage(parsed.error).replace(/^redirect_uris(\.\d+)?/, '--redirect-uri').replace(/^org_id/, '--org'));
-    }
-    const app = await createApp(deps, owner.id, parsed.data);
-    return { client_id: app.id };
-  },
+  'create-org': subcommand({
+    synopsis: '--name N --owner EMAIL --tier free|starter|pro|enterprise [--limit N]',
+    flags: ['name', 'owner', 'tier', 'limit'],
+    parse(v) {
+      const limit = v.limit === undefined ? null : Number(v.limit);
+      if (limit !== null && !(/^\d+$/.test(v.limit!) && Number.isSafeInteger(limit))) throw new UsageError('--limit must be a non-negative integer');
+      return { name: required(v, 'name'), owner: required(v, 'owner'), tier: tierOf<OrgTier>(required(v, 'tier'), ORG_TIERS), limit };
+    },
+    async run(deps, { name, owner, tier, limit }) {
+      const ownerId = (await userByEmail(deps, owner)).id;
+      const org = await deps.store.accounts.createOrg({ id: randomUUID(), name, ownerId, tier, customLimit: limit });
+      return { org_id: org.id };
+    },
+  }),
 
-  async 'set-tier'(deps, v) {
-    const tier = required(v, 'tier');
-    if ((v.user === undefined) === (v.org === undefined)) throw new AdminError('give exactly one of --user EMAIL or --org ORG_ID');
-    if (v.user !== undefined) {
-      const user = await userByEmail(deps, v.user);
-      await deps.store.accounts.setUserTier(user.id, tierOf<UserTier>(tier, USER_TIERS));
-      return { user_id: user.id, tier };
-    }
-    const orgTier = tierOf<OrgTier>(tier, ORG_TIERS);
-    if (!(await deps.store.accounts.setOrgTier(v.org!, orgTier))) throw new AdminError(`no organization ${v.org}`);
-    return { org_id: v.org, tier };
-  },
+  'create-app': subcommand({
+    synopsis: '--owner EMAIL [--org ORG_ID] --name N --redirect-uri URL (repeatable) --scopes "openid sign ..."',
+    flags: ['owner', 'org', 'name', 'redirect-uri', 'scopes'],
+    parse(v) {
+      const owner = required(v, 'owner');
+      const parsed = createAppBody.safeParse({
+        name: required(v, 'name'),
+        redirect_uris: v['redirect-uri'] ?? [],
+        scopes: required(v, 'scopes').split(/[\s,]+/).filter(Boolean),
+        org_id: v.org ?? null,
+      });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        if (issue?.path[0] === 'scopes') throw new UsageError(`--scopes: each scope must be one of ${APP_SCOPES.join(', ')}`);
+        throw new UsageError(zodMessage(parsed.error).replace(/^redirect_uris(\.\d+)?/, '--redirect-uri').replace(/^org_id/, '--org'));
+      }
+      return { owner, app: parsed.data };
+    },
+    async run(deps, { owner, app }) {
+      const created = await createApp(deps, (await userByEmail(deps, owner)).id, app);
+      return { client_id: created.id };
+    },
+  }),
 
-  async 'session-token'(deps, v) {
-    const user = await userByEmail(deps, required(v, 'email'));
-    if (v.app !== undefined) {
-      const app = await deps.store.accounts.getApp(v.app);
-      if (!app) throw new AdminError(`no app ${v.app}`);
-      if (app.ownerId !== user.id) throw new AdminError(`app ${v.app} is not owned by ${user.email}`);
-    }
-    return { token: await issueSessionToken(deps, user.id, v.app ?? null) };
-  },
+  'set-tier': subcommand({
+    synopsis: '(--user EMAIL | --org ORG_ID) --tier T',
+    flags: ['user', 'org', 'tier'],
+    parse(v) {
+      const tier = required(v, 'tier');
+      if ((v.user === undefined) === (v.org === undefined)) throw new UsageError('give exactly one of --user EMAIL or --org ORG_ID');
+      if (v.user !== undefined) return { user: v.user, tier: tierOf<UserTier>(tier, USER_TIERS) } as const;
+      return { org: v.org!, tier: tierOf<OrgTier>(tier, ORG_TIERS) } as const;
+    },
+    async run(deps, target) {
+      if (target.user !== undefined) {
+        const user = await userByEmail(deps, target.user);
+        await deps.store.accounts.setUserTier(user.id, target.tier);
+        return { user_id: user.id, tier: target.tier };
+      }
+      if (!(await deps.store.accounts.setOrgTier(target.org, target.tier))) throw new AdminError(`no organization ${target.org}`);
+      return { org_id: target.org, tier: target.tier };
+    },
+  }),
+
+  'session-token': subcommand({
+    synopsis: '--email E [--app CLIENT_ID]',
+    flags: ['email', 'app'],
+    parse: (v) => ({ email: required(v, 'email'), app: v.app }),
+    async run(deps, { email, app: appId }) {
+      const user = await userByEmail(deps, email);
+      if (appId !== undefined) {
+        const app = await deps.store.accounts.getApp(appId);
+        if (!app) throw new AdminError(`no app ${appId}`);
+        if (app.ownerId !== user.id) throw new AdminError(`app ${appId} is not owned by ${user.email}`);
+      }
+      return { token: await issueSessionToken(deps, user.id, appId ?? null) };
+    },
+  }),
 };
 
+const usageOf = (name: string, c: Subcommand<unknown>) =>
+  `usage: provenant admin ${name} ${c.synopsis} [--data-dir DIR]\n${c.notes ? `${c.notes}\n` : ''}`;
+
+export const ADMIN_USAGE = `usage: provenant admin <command> [--data-dir DIR] ...   (provenant admin <command> --help for its own)
+${Object.entries(SUBCOMMANDS).map(([name, c]) => `  ${name} ${c.synopsis}`).join('\n')}
+--data-dir defaults to $PROVENANT_DATA_DIR, else ./data.
+`;
+
+/** The subcommand's name: the first positional (the values of our flags are known as such, not taken for it). */
+function subcommandName(argv: string[]): string | undefined {
+  return parseArgs({ args: argv, options: OPTIONS, strict: false, allowPositionals: true }).positionals[0];
+}
+
 export async function admin(argv: string[], io: CliIo = process): Promise<number> {
+  const name = subcommandName(argv);
+  const sub = name !== undefined && Object.hasOwn(SUBCOMMANDS, name) ? SUBCOMMANDS[name] : undefined;
+  const usage = sub ? usageOf(name!, sub) : ADMIN_USAGE;
+  const prefix = sub ? `provenant admin ${name}` : 'provenant admin';
+
   let values: Values;
-  let positionals: string[];
+  let input: unknown;
   try {
-    ({ values, positionals } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true }));
+    // a flag of another subcommand is as unknown to this one as a made-up flag
+    const flags = [...COMMON_FLAGS, ...(sub?.flags ?? Object.keys(OPTIONS) as Flag[])];
+    let positionals: string[];
+    try {
+      ({ values, positionals } = parseArgs({
+        args: argv,
+        options: Object.fromEntries(flags.map((f) => [f, OPTIONS[f]])) as typeof OPTIONS,
+        strict: true,
+        allowPositionals: true,
+      }));
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    if (values.help) {
+      io.stdout.write(usage);
+      return 0;
+    }
+    if (name === undefined) throw new UsageError('no command given');
+    if (!sub) throw new UsageError(`unknown command ${name}`);
+    if (positionals.length > 1) throw new UsageError(`unexpected argument ${positionals[1]}`);
+    input = await sub.parse(values);
   } catch (err) {
-    io.stderr.write(`provenant admin: ${(err as Error).message}\n${ADMIN_USAGE}`);
-    return 2;
-  }
-  const [command, ...extra] = positionals;
-  if (values.help || command === undefined) {
-    (values.help ? io.stdout : io.stderr).write(ADMIN_USAGE);
-    return values.help ? 0 : 2;
-  }
-  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-  if (!run || extra.length > 0) {
-    io.stderr.write(`provenant admin: unknown command ${[command, ...extra].join(' ')}\n${ADMIN_USAGE}`);
-    return 2;
+    if (err instanceof UsageError) {
+      io.stderr.write(`${prefix}: ${err.message}\n${usage}`);
+      return USAGE_ERROR;
+    }
+    if (err instanceof AdminError) {
+      io.stderr.write(`${prefix}: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
   }
 
   let deps: ServerDeps | undefined;
   try {
     const env: Record<string, string | undefined> = { ...process.env, PROVENANT_LOG_LEVEL: 'silent' };
     if (values['data-dir'] !== undefined) env.PROVENANT_DATA_DIR = values['data-dir'];
-    deps = await openDeps(loadConfig(env), { log: createLogger('silent') });
-    const result = await run(deps, values);
+    const config = loadConfig(env);
+    // the server's modules (most of the CLI's start-up time) load only for a command that runs
+    const { databaseFile, openDeps } = await import('../server/serve.js');
+    // A mistyped --data-dir would otherwise get an empty database of its own, and a
+    // "no user" answer that hides the real mistake.
+    const file = databaseFile(config);
+    const fresh = !existsSync(file);
+    if (fresh && !sub.createsDatabase) {
+      throw new AdminError(
+        `no database at ${file}: give the server's data directory (--data-dir or PROVENANT_DATA_DIR), or create one with the first user (provenant admin create-user)`,
+      );
+    }
+    deps = await openDeps(config, { log: createLogger('silent') });
+    if (fresh) io.stderr.write(`provenant admin: created a new database at ${file}\n`);
+    const result = await sub.run(deps, input);
     io.stdout.write(JSON.stringify(result) + '\n');
     return 0;
   } catch (err) {
@@ -169,7 +308,7 @@ export async function admin(argv: string[], io: CliIo = process): Promise<number
     if (err instanceof AdminError || err instanceof ConfigError || err instanceof ApiError) message = err.message;
     else if (err instanceof StoreConflictError) message = `${err.field === 'unknown' ? 'the record' : err.field} already exists`;
     else message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`provenant admin ${command}: ${message}\n`);
+    io.stderr.write(`${prefix}: ${message}\n`);
     return 1;
   } finally {
     await deps?.db.close();

@@ -2,18 +2,34 @@
 // (`provenant fingerprint|integrity|sha256 FILE [--json]`): argument checks, a clear
 // error for a missing file, then JSON or readable output.
 import { stat } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 import type { Command } from './main.js';
+import { USAGE_ERROR } from './usage.js';
+
+const OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 export function fileCommand<T>(name: string, compute: (file: string) => Promise<T>, readable: (value: T) => string): Command {
-  const usage = `usage: provenant ${name} FILE [--json]`;
+  const usage = `usage: provenant ${name} FILE [--json]\n`;
+  const usageError = (message: string): number => {
+    process.stderr.write(`provenant ${name}: ${message}\n${usage}`);
+    return USAGE_ERROR;
+  };
   return async (args) => {
-    const json = args.includes('--json');
-    const rest = args.filter((a) => a !== '--json');
-    if (rest.length !== 1 || rest[0].startsWith('-')) {
-      process.stderr.write(`${usage}\n`);
-      return 1;
+    let parsed;
+    try {
+      parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+    } catch (err) {
+      return usageError((err as Error).message); // names the unknown option
     }
-    const file = rest[0];
+    const { values, positionals } = parsed;
+    if (values.help) {
+      process.stdout.write(usage);
+      return 0;
+    }
+    if (positionals.length !== 1) return usageError(`expected one FILE, got ${positionals.length}`);
+    if (positionals[0] === '-') return usageError('FILE must be a path (standard input is not read)');
+    const json = values.json === true;
+    const file = positionals[0];
     try {
       if (!(await stat(file)).isFile()) throw new Error('not a file');
     } catch {

@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 // `provenant <command> ...`: one line per command in COMMANDS; each command lives in
-// its own file under src/cli/ and is loaded only when it runs.
+// its own file under src/cli/ and is loaded only when it runs. Every command answers
+// --help with its own usage on stdout (exit 0), and a usage error as usage.ts says.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../lib/wasm.js';
+import { USAGE_ERROR } from './usage.js';
+
 export type Command = (args: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
@@ -11,18 +17,30 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   admin: () => import('./admin.js'),
 };
 
-const USAGE = `usage: provenant <command> [options]\ncommands: ${Object.keys(COMMANDS).sort().join(', ')}`;
+const USAGE = `usage: provenant <command> [options]   (provenant <command> --help for its own)
+       provenant --version
+commands: ${Object.keys(COMMANDS).sort().join(', ')}
+`;
+
+function version(): string {
+  return (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    return name === undefined ? 1 : 0;
+  if (name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
   }
-  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  const load = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (load === undefined) {
-    process.stderr.write(`provenant: unknown command "${name}"\n${USAGE}\n`);
-    return 1;
+    const what = name === undefined ? 'no command given' : `unknown ${name.startsWith('-') ? 'option' : 'command'} "${name}"`;
+    process.stderr.write(`provenant: ${what}\n${USAGE}`);
+    return USAGE_ERROR;
   }
   return (await load()).run(args);
 }

@@ -36,10 +36,10 @@ test('an unsupported file prints null; a missing file exits 1 with a message', (
   assert.match(missing.stderr, /no such file/);
 });
 
-test('usage errors and unknown commands exit 1', () => {
-  assert.is(cli('fingerprint').status, 1);
+test('usage errors and unknown commands exit 2 (usage.test.ts covers every command)', () => {
+  assert.is(cli('fingerprint').status, 2);
   const r = cli('no-such-command');
-  assert.is(r.status, 1);
+  assert.is(r.status, 2);
   assert.match(r.stderr, /unknown command/);
 });
 

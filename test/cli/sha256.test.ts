@@ -30,11 +30,11 @@ test('prints the SHA-256 node:crypto computes, for small and multi-chunk files',
   }
 });
 
-test('a missing file exits 1 with a message; no file is a usage error', () => {
+test('a missing file exits 1 with a message; no file is a usage error (exit 2)', () => {
   const missing = cli('sha256', '/no/such/file');
   assert.is(missing.status, 1);
   assert.match(missing.stderr, /no such file/);
-  assert.is(cli('sha256').status, 1);
+  assert.is(cli('sha256').status, 2);
 });
 
 test.run();
