@@ -1,7 +1,6 @@
 // Signature records (decisions.md 2 and 11, spec 2.1-2.4): the twelve signed fields,
 // their canonical bytes (RFC 8785), Ed25519 signatures over them, the action hash, and
 // the conversion of request forms (tokens) to response forms (capitalized values).
-import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import {
   agentKeyFromPublicKey,
@@ -12,6 +11,9 @@ import {
   toBase64,
   verifyBytes,
 } from './identity.js';
+import { actionHash, canonicalBytes, canonicalRecordBytes, RECORD_FIELDS, verifyRecordWith, type RecordField } from './record-bytes.js';
+
+export { actionHash, canonicalRecordBytes, RECORD_FIELDS, type RecordField };
 
 export type Intent = 'Authorship' | 'Approval' | 'Witness' | 'Receipt' | 'Agreement';
 export type AiGeneration = 'None' | 'Assisted' | 'Generated';
@@ -60,13 +62,6 @@ export interface SignatureRecord {
 
 /** A record with its base64 Ed25519 signature, as `/my-signatures` and publish carry it. */
 export type SignedRecord = SignatureRecord & { signature: string };
-
-/** The twelve record fields, in the order of spec 2.1 (canonical bytes sort them anyway). */
-export const RECORD_FIELDS = [
-  'file_hash', 'signer', 'signed_at', 'intent', 'ai_generation', 'content_rights',
-  'integrity_report', 'perceptual_hash', 'comment', 'supersedes', 'expires_at', 'tags',
-] as const satisfies readonly (keyof SignatureRecord)[];
-export type RecordField = (typeof RECORD_FIELDS)[number];
 
 export const CONTENT_RIGHTS_FIELDS = ['license', 'commercial_licensing', 'ai_training', 'contact_preference'] as const;
 export type ContentRightsField = (typeof CONTENT_RIGHTS_FIELDS)[number];
@@ -544,38 +539,7 @@ export function parseRecord(input: unknown): SignatureRecord {
 
 const utf8 = new TextEncoder();
 
-function canonicalBytes(value: object): Uint8Array {
-  const text = canonicalize(value);
-  if (text === undefined) throw new TypeError('not a JSON value');
-  return utf8.encode(text);
-}
-
-/** The twelve fields of `record` and nothing else, undefined mapped to null. */
-function twelve(record: SignatureRecord): Record<RecordField, unknown> {
-  const out = {} as Record<RecordField, unknown>;
-  for (const field of RECORD_FIELDS) out[field] = record[field] === undefined ? null : record[field];
-  return out;
-}
-
-/**
- * The bytes a record's signature covers (decisions.md 2): the RFC 8785 canonical JSON
- * (UTF-8) of an object with exactly the twelve RECORD_FIELDS, each present (undefined
- * written as null), any other key of `record` left out. Throws TypeError on values
- * JSON cannot carry (NaN, lone surrogates, cycles).
- */
-export function canonicalRecordBytes(record: SignatureRecord): Uint8Array {
-  return canonicalBytes(twelve(record));
-}
-
-/**
- * The action hash (decisions.md 2): lowercase hex SHA-256 of the RFC 8785 canonical
- * JSON of the twelve record fields plus `signature` (the base64 string as signed and
- * stored), i.e. of `{...twelve fields, signature}` as one canonical object.
- */
-export function actionHash(record: SignatureRecord, signature: string): string {
-  const bytes = canonicalBytes({ ...twelve(record), signature });
-  return createHash('sha256').update(bytes).digest('hex');
-}
+// canonicalRecordBytes and actionHash are in record-bytes.ts, shared with the browser entry.
 
 /** Signs the canonical bytes of `record`; returns the base64 signature and the action hash. */
 export function signRecord(record: SignatureRecord, privateKeyPkcs8: Uint8Array): { signature: string; action_hash: string } {
@@ -596,15 +560,7 @@ export function isSignerKey(record: Pick<SignatureRecord, 'signer'>, privateKeyP
  * canonicalRecordBytes. False on any malformed input; never throws.
  */
 export function verifyRecord(record: SignedRecord): boolean {
-  try {
-    if (!isPlainObject(record)) return false;
-    const key = typeof record.signer === 'string' ? parseAgentKey(record.signer) : null;
-    const signature = parseSignatureBase64(record.signature);
-    if (key === null || signature === null) return false;
-    return verifyBytes(key, canonicalRecordBytes(record), signature);
-  } catch {
-    return false;
-  }
+  return verifyRecordWith(record, verifyBytes);
 }
 
 // ---------------------------------------------------------------- revocation entries

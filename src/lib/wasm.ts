@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setModuleLoader, simdSupported, type WasmFlavor } from './wasm-core.js';
 
-export { Kernel, loadKernel, simdSupported, wasmFlavor } from './wasm-core.js';
+export { Kernel, loadKernel, simdSupported, wasmFlavor, KERNEL_NAMES } from './wasm-core.js';
 export type { BaseExports, WasmFlavor } from './wasm-core.js';
 
 function chooseFlavor(): WasmFlavor {
