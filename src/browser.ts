@@ -6,8 +6,9 @@
 // differ. Nothing here reaches a Node built-in.
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { isKey } from './lib/keys.js';
-import { verifyRecordWith } from './lib/record-bytes.js';
-import type { SignedRecord } from './lib/records.js';
+import { actionHashBytes, verifyRecordWith } from './lib/record-bytes.js';
+import type { SignatureRecord, SignedRecord } from './lib/records.js';
+import { sha256Hex } from './lib/sha256.js';
 
 export { initWasm } from './lib/wasm-browser.js';
 export type { WasmSource } from './lib/wasm-browser.js';
@@ -22,7 +23,7 @@ export {
   didFromPublicKey, didFromAgentKey, parseDid, parseIdentity,
   parseSignatureBase64, parseSignatureHex, toBase64, isAuthChallenge, quotaSyncMessage,
 } from './lib/keys.js';
-export { RECORD_FIELDS, canonicalRecordBytes, actionHash } from './lib/record-bytes.js';
+export { RECORD_FIELDS, canonicalRecordBytes } from './lib/record-bytes.js';
 export type { SignatureRecord, SignedRecord, RecordField } from './lib/records.js';
 export {
   imagePHashFromPixels, imageHashFromPixels, imagePHashFromGrey72, imageHashFromGrey72, resizeTo9x8,
@@ -73,4 +74,9 @@ export function verifyBytes(publicKey: Uint8Array, bytes: Uint8Array, signature:
  */
 export function verifyRecord(record: SignedRecord): boolean {
   return verifyRecordWith(record, verifyBytes);
+}
+
+/** The action hash (decisions.md 2), as the Node entry's actionHash: lowercase hex SHA-256 of actionHashBytes. */
+export function actionHash(record: SignatureRecord, signature: string): string {
+  return sha256Hex(actionHashBytes(record, signature));
 }

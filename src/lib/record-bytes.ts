@@ -4,7 +4,6 @@
 // @noble/curves (src/browser.ts). No Node built-in is reached.
 import canonicalize from 'canonicalize';
 import { parseAgentKey, parseSignatureBase64 } from './keys.js';
-import { sha256Hex } from './sha256.js';
 import type { SignatureRecord, SignedRecord } from './records.js';
 
 /** The twelve record fields, in the order of spec 2.1 (canonical bytes sort them anyway). */
@@ -44,12 +43,13 @@ export function canonicalRecordBytes(record: SignatureRecord): Uint8Array {
 }
 
 /**
- * The action hash (decisions.md 2): lowercase hex SHA-256 of the RFC 8785 canonical
+ * The bytes the action hash is the SHA-256 of (decisions.md 2): the RFC 8785 canonical
  * JSON of the twelve record fields plus `signature` (the base64 string as signed and
- * stored), i.e. of `{...twelve fields, signature}` as one canonical object.
+ * stored), i.e. of `{...twelve fields, signature}` as one canonical object. Each entry
+ * hashes them with its fastest SHA-256 (node:crypto in Node, the kernel in a browser).
  */
-export function actionHash(record: SignatureRecord, signature: string): string {
-  return sha256Hex(canonicalBytes({ ...twelve(record), signature }));
+export function actionHashBytes(record: SignatureRecord, signature: string): Uint8Array {
+  return canonicalBytes({ ...twelve(record), signature });
 }
 
 /**

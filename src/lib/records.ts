@@ -1,6 +1,7 @@
 // Signature records (decisions.md 2 and 11, spec 2.1-2.4): the twelve signed fields,
 // their canonical bytes (RFC 8785), Ed25519 signatures over them, the action hash, and
 // the conversion of request forms (tokens) to response forms (capitalized values).
+import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import {
   agentKeyFromPublicKey,
@@ -11,9 +12,9 @@ import {
   toBase64,
   verifyBytes,
 } from './identity.js';
-import { actionHash, canonicalBytes, canonicalRecordBytes, RECORD_FIELDS, verifyRecordWith, type RecordField } from './record-bytes.js';
+import { actionHashBytes, canonicalBytes, canonicalRecordBytes, RECORD_FIELDS, verifyRecordWith, type RecordField } from './record-bytes.js';
 
-export { actionHash, canonicalRecordBytes, RECORD_FIELDS, type RecordField };
+export { canonicalRecordBytes, RECORD_FIELDS, type RecordField };
 
 export type Intent = 'Authorship' | 'Approval' | 'Witness' | 'Receipt' | 'Agreement';
 export type AiGeneration = 'None' | 'Assisted' | 'Generated';
@@ -539,7 +540,12 @@ export function parseRecord(input: unknown): SignatureRecord {
 
 const utf8 = new TextEncoder();
 
-// canonicalRecordBytes and actionHash are in record-bytes.ts, shared with the browser entry.
+// canonicalRecordBytes and the bytes of the action hash are in record-bytes.ts, shared with the browser entry.
+
+/** The action hash (decisions.md 2): lowercase hex SHA-256 of actionHashBytes. */
+export function actionHash(record: SignatureRecord, signature: string): string {
+  return createHash('sha256').update(actionHashBytes(record, signature)).digest('hex');
+}
 
 /** Signs the canonical bytes of `record`; returns the base64 signature and the action hash. */
 export function signRecord(record: SignatureRecord, privateKeyPkcs8: Uint8Array): { signature: string; action_hash: string } {
