@@ -37,7 +37,7 @@ async function compile(name: KernelName, flavor: WasmFlavor, source: WasmSource)
     // compileStreaming would insist on the application/wasm type; not every static server sends it
     module = await WebAssembly.compile(await response.arrayBuffer());
   } else {
-    return; // not given: a call that needs this kernel throws "not loaded"
+    return; // not given: a call that needs this kernel throws, naming it
   }
   compiled.set(`${name}.${flavor}`, module);
 }
