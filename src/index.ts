@@ -3,6 +3,8 @@
 export * from './lib/index.js';
 export { fingerprintFile, similarity } from './media/fingerprint.js';
 export type { FingerprintOptions } from './media/fingerprint.js';
+export { FingerprintError } from './media/errors.js';
+export type { FingerprintErrorCode } from './media/errors.js';
 export { DecoderSandbox, SandboxError } from './media/sandbox.js';
 export type { DecoderSandboxOptions } from './media/sandbox.js';
 export { createFingerprintPool, PoolError, PoolTimeoutError, PoolBusyError, PoolTaskError } from './pool/index.js';

@@ -1,8 +1,9 @@
 // The shape shared by the library commands that read one file
-// (`provenant fingerprint|integrity|sha256 FILE [--json]`): argument checks, a clear
-// error for a missing file, then JSON or readable output.
-import { stat } from 'node:fs/promises';
+// (`provenant fingerprint|integrity|sha256 FILE [--json]`): argument checks, then JSON
+// or readable output; a missing or unreadable path, or a file that cannot be decoded,
+// is one line on stderr naming it, and exit code 1.
 import { parseArgs } from 'node:util';
+import { readFailure } from '../media/errors.js';
 import type { Command } from './main.js';
 import { USAGE_ERROR } from './usage.js';
 
@@ -30,13 +31,15 @@ export function fileCommand<T>(name: string, compute: (file: string) => Promise<
     if (positionals[0] === '-') return usageError('FILE must be a path (standard input is not read)');
     const json = values.json === true;
     const file = positionals[0];
+    let value: T;
     try {
-      if (!(await stat(file)).isFile()) throw new Error('not a file');
-    } catch {
-      process.stderr.write(`provenant ${name}: cannot read ${file}: no such file\n`);
+      value = await compute(file);
+    } catch (e) {
+      // a system call's error (ENOENT, EISDIR, EACCES) is said the same way for every command
+      const fromFileSystem = typeof (e as NodeJS.ErrnoException).syscall === 'string';
+      process.stderr.write(`provenant ${name}: ${(fromFileSystem ? readFailure(file, e) : (e as Error)).message}\n`);
       return 1;
     }
-    const value = await compute(file);
     process.stdout.write(`${json ? JSON.stringify(value) : readable(value)}\n`);
     return 0;
   };

@@ -1,5 +1,6 @@
 // `provenant fingerprint FILE [--json]`: the file's perceptual fingerprint, as JSON
-// ({hash_type, hash_value, bands} or null) or as readable lines.
+// ({hash_type, hash_value, bands} or null) or as readable lines; a file that cannot be
+// read or decoded exits 1 with the reason (file-command.ts).
 import { fingerprintFile } from '../media/fingerprint.js';
 import type { Fingerprint } from '../lib/types.js';
 import { fileCommand } from './file-command.js';
@@ -7,7 +8,7 @@ import { fileCommand } from './file-command.js';
 const hex = (bytes: number[]) => bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
 
 function readable(fp: Fingerprint | null): string {
-  if (fp === null) return 'null (not a supported image, audio or video file, or unreadable)';
+  if (fp === null) return 'null (not a supported image, audio or video file, or audio under about 3 s)';
   const unit = fp.hash_type === 'ImagePHash' ? 8 : fp.hash_type === 'VideoPHash' ? 8 : 4;
   const what = fp.hash_type === 'ImagePHash' ? '' : ` (${fp.hash_value.length / unit} ${fp.hash_type === 'VideoPHash' ? 'frames' : 'words'})`;
   return [

@@ -8,6 +8,7 @@ import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
 import { audioFingerprintFromSamples, audioFingerprintFromWords, ChromaprintStream } from '../lib/chromaprint.js';
 import type { Fingerprint } from '../lib/types.js';
+import { FingerprintError } from './errors.js';
 import { decodeWithFfmpeg, streamWithFfmpeg } from './ffmpeg-audio.js';
 import { parseWavMono, wavPrefixLength } from './wav.js';
 import { mixToMono, resampleTo11025, TARGET_RATE } from '../lib/resample.js';
@@ -79,7 +80,7 @@ class Collector {
 }
 
 function checkDeadline(deadline: number): void {
-  if (Date.now() > deadline) throw new Error('audio: decoding deadline exceeded');
+  if (Date.now() > deadline) throw new FingerprintError('timeout', 'audio decoding ran past its deadline');
 }
 
 /** What the three WebAssembly decoders have in common. */
@@ -174,24 +175,22 @@ export async function readAudioFile(path: string, format: AudioFormat, maxSecond
 const MIN_SAMPLES = 4096 + 19 * 1365;
 
 /**
- * The AudioChromaprint fingerprint of an audio file, or null when it cannot be decoded
- * or is too short (under about 2.7 s) to give a single word. Never throws.
+ * The AudioChromaprint fingerprint of an audio file, or null when it is too short
+ * (under about 2.7 s) to give a single word. Rejects when it cannot be read or decoded
+ * (fingerprintFile turns that into a FingerprintError).
  */
 export async function audioFingerprint(input: Uint8Array | string, format: AudioFormat, opts: DecodeAudioOptions = {}): Promise<Fingerprint | null> {
-  try {
-    const decoder = format === 'ogg-opus' ? 'ffmpeg' : (opts.decoder ?? DEFAULT_DECODER[format]);
-    if (decoder === 'ffmpeg') {
-      // fingerprint ffmpeg's int16 output while it is still decoding (a path is read by ffmpeg)
-      const stream = new ChromaprintStream();
-      const count = await streamWithFfmpeg(input, format, { maxSeconds: opts.maxSeconds ?? 120, deadlineMs: opts.deadlineMs ?? 60_000 }, (s) => stream.push(s));
-      const words = stream.finish();
-      return count < MIN_SAMPLES ? null : audioFingerprintFromWords(words);
-    }
-    const bytes = typeof input === 'string' ? await readAudioFile(input, format, opts.maxSeconds ?? 120) : input;
-    const samples = await decodeAudio(bytes, format, opts);
-    if (samples.length < MIN_SAMPLES) return null;
-    return audioFingerprintFromSamples(samples);
-  } catch {
-    return null;
+  const decoder = format === 'ogg-opus' ? 'ffmpeg' : (opts.decoder ?? DEFAULT_DECODER[format]);
+  if (decoder === 'ffmpeg') {
+    // fingerprint ffmpeg's int16 output while it is still decoding (a path is read by ffmpeg)
+    const stream = new ChromaprintStream();
+    const count = await streamWithFfmpeg(input, format, { maxSeconds: opts.maxSeconds ?? 120, deadlineMs: opts.deadlineMs ?? 60_000 }, (s) => stream.push(s));
+    if (count === 0) throw new Error(`audio: ffmpeg decoded no ${format} samples`);
+    const words = stream.finish();
+    return count < MIN_SAMPLES ? null : audioFingerprintFromWords(words);
   }
+  const bytes = typeof input === 'string' ? await readAudioFile(input, format, opts.maxSeconds ?? 120) : input;
+  const samples = await decodeAudio(bytes, format, opts);
+  if (samples.length < MIN_SAMPLES) return null;
+  return audioFingerprintFromSamples(samples);
 }

@@ -6,19 +6,20 @@ import { imageBands } from '../lib/bands.js';
 import { fingerprintSimilarity } from '../lib/hamming.js';
 import type { Fingerprint } from '../lib/types.js';
 import { audioFingerprint, type AudioFormat } from './audio.js';
+import { decodeFailure, readFailure } from './errors.js';
 import { decodeImageForHash, type ImageDecodeOptions } from './image.js';
 import type { DecoderSandbox } from './sandbox.js';
 import { videoFingerprint } from './video.js';
 
 export interface FingerprintOptions {
-  /** Deadline for one external decoder run (ffmpeg), in ms (default 60000). */
+  /** Deadline for decoding, in ms (default 60000): for the sandbox's decode, and for each ffmpeg run. */
   timeoutMs?: number;
   /** Image decoding options (pixel cap, shrink-on-load). */
   image?: ImageDecodeOptions;
   /**
    * Decode images with sharp in this separate process (the pool's workers pass theirs):
-   * a decoder that crashes in native code then fails this file (null) instead of the
-   * process. BMP, read by our own code, stays in process.
+   * a decoder that crashes in native code then fails this file (decode_failed) instead
+   * of the process. BMP, read by our own code, stays in process.
    */
   sandbox?: DecoderSandbox;
 }
@@ -38,29 +39,32 @@ async function readHead(path: string): Promise<Uint8Array> {
 
 /**
  * The perceptual fingerprint (ImagePHash, AudioChromaprint or VideoPHash) of a file
- * path or of a file's bytes; null when the type is not supported or the file cannot be
- * decoded. Never throws (decisions.md 3).
+ * path or of a file's bytes; null when it is not a supported media type (audio too
+ * short for one Chromaprint word, about 2.7 s, counts as that). Rejects with a
+ * FingerprintError (errors.ts) when the path is missing or unreadable, the decoder
+ * fails, or decoding passes its deadline.
  */
 export async function fingerprintFile(pathOrBuffer: string | Uint8Array, opts: FingerprintOptions = {}): Promise<Fingerprint | null> {
+  const path = typeof pathOrBuffer === 'string' ? pathOrBuffer : null;
+  let format = 'media';
   try {
-    const head = typeof pathOrBuffer === 'string' ? await readHead(pathOrBuffer) : pathOrBuffer;
-    const type = detectType(head);
+    const type = detectType(path === null ? (pathOrBuffer as Uint8Array) : await readHead(path));
     if (type === null) return null;
-    if (type.kind === 'video') {
-      // ffmpeg reads a path itself; bytes go to a temp file.
-      return await videoFingerprint(pathOrBuffer, type.format, { timeoutMs: opts.timeoutMs });
-    }
-    // A path goes on as it is: ffmpeg reads it itself (bytes go through its stdin), and
-    // a WAV file, read in process, only as far as its first 120 s.
+    format = type.format;
+    // ffmpeg reads a path itself (video bytes go to a temp file, audio bytes through its
+    // stdin), and a WAV file, read in process, only as far as its first 120 s.
+    if (type.kind === 'video') return await videoFingerprint(pathOrBuffer, type.format, { timeoutMs: opts.timeoutMs });
     if (type.kind === 'audio') return await audioFingerprint(pathOrBuffer, type.format as AudioFormat, { deadlineMs: opts.timeoutMs });
-    const bytes = typeof pathOrBuffer === 'string' ? new Uint8Array(await readFile(pathOrBuffer)) : pathOrBuffer;
+    const bytes = path === null ? (pathOrBuffer as Uint8Array) : new Uint8Array(await readFile(path));
     const hash = opts.sandbox !== undefined && type.format !== 'bmp'
       ? await opts.sandbox.imageHash(bytes, type.format, opts.image, opts.timeoutMs)
       : await decodeImageForHash(bytes, type.format, opts.image);
     const hash_value = Array.from(hash);
     return { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) };
-  } catch {
-    return null;
+  } catch (e) {
+    // a system call's error is about reading the path (with bytes there is none to read)
+    const fromFileSystem = path !== null && typeof (e as NodeJS.ErrnoException).syscall === 'string';
+    throw fromFileSystem ? readFailure(path, e) : decodeFailure(format, e);
   }
 }
 

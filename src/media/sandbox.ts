@@ -47,7 +47,8 @@ export class SandboxError extends Error {
 
 interface Pending {
   body: RequestBody;
-  /** When the request's deadline passes (epoch ms). */
+  /** The request's deadline, in ms from when it was made, and when it passes (epoch ms). */
+  deadlineMs: number;
   deadlineAt: number;
   /** The process the request was sent to (null until it is sent). */
   child: ChildProcess | null;
@@ -117,12 +118,14 @@ export class DecoderSandbox {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        // the process may be stuck in a decoder: it goes, and every request in it
+        // the process may be stuck in a decoder: it goes, and every request in it; the
+        // next request starts a new one at once (not sent to this one while it dies)
         const p = this.settle(id);
-        p?.reject(new SandboxError('timeout', `the decoder process ran past its ${deadlineMs} ms deadline and was stopped`));
+        p?.reject(this.timeoutError(deadlineMs));
+        if (p?.child && this.child === p.child) this.child = null;
         p?.child?.kill('SIGKILL');
       }, deadlineMs);
-      this.pending.set(id, { body, deadlineAt: Date.now() + deadlineMs, child: null, resends: 0, resolve, reject, timer });
+      this.pending.set(id, { body, deadlineMs, deadlineAt: Date.now() + deadlineMs, child: null, resends: 0, resolve, reject, timer });
       this.dispatch(id);
     });
   }
@@ -166,10 +169,16 @@ export class DecoderSandbox {
       for (const [id, p] of [...this.pending]) {
         if (p.child !== child) continue;
         if (idleExit && p.resends++ < MAX_RESENDS) this.dispatch(id);
+        // the child ends itself at a request's deadline too, and may do so first
+        else if (Date.now() >= p.deadlineAt) this.settle(id)?.reject(this.timeoutError(p.deadlineMs));
         else this.settle(id)?.reject(new SandboxError('crashed', `the decoder process ${why} before answering`));
       }
     });
     return child;
+  }
+
+  private timeoutError(deadlineMs: number): SandboxError {
+    return new SandboxError('timeout', `the decoder process ran past its ${deadlineMs} ms deadline and was stopped`);
   }
 
   /** Removes request `id` and its timer; returns it unless it was settled already. */

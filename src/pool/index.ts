@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { compiledFile } from '../lib/wasm.js';
+import { FingerprintError, type FingerprintOutcome } from '../media/errors.js';
 import type { Fingerprint } from '../lib/types.js';
 
 export interface FingerprintPoolOptions {
@@ -27,7 +28,12 @@ export interface PoolWorkerData {
 }
 
 export interface FingerprintPool {
-  /** The fingerprint of a file's bytes; the bytes' ArrayBuffer is transferred (detached) when it is theirs alone. */
+  /**
+   * The fingerprint of a file's bytes, as fingerprintFile's (null: not a supported media
+   * type; FingerprintError decode_failed: the decoder refused or crashed on them), or
+   * PoolTimeoutError at the deadline. The bytes' ArrayBuffer is transferred (detached)
+   * when it is theirs alone, else exactly the bytes are copied.
+   */
   fingerprint(bytes: Uint8Array): Promise<Fingerprint | null>;
   /** Runs the task file dist/workers/<taskName>.js with `payload`. */
   run<R = unknown>(taskName: string, payload: unknown, transferList?: Transferable[]): Promise<R>;
@@ -153,10 +159,14 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
   }
 
   return {
-    fingerprint(bytes: Uint8Array): Promise<Fingerprint | null> {
+    async fingerprint(bytes: Uint8Array): Promise<Fingerprint | null> {
       const buffer = ownBuffer(bytes);
       // the worker's decoder sandbox ends itself at this deadline too (workers/fingerprint.ts)
-      return run<Fingerprint | null>('fingerprint', { buffer, deadlineAt: Date.now() + timeoutMs }, [buffer]);
+      const outcome = await run<FingerprintOutcome>('fingerprint', { buffer, deadlineAt: Date.now() + timeoutMs }, [buffer]);
+      if ('fingerprint' in outcome) return outcome.fingerprint;
+      // the worker stops its decoders just before this deadline, and says so: the same timeout
+      if (outcome.failure === 'timeout') throw new PoolTimeoutError('fingerprint', timeoutMs);
+      throw new FingerprintError(outcome.failure, outcome.message);
     },
     run,
     get queueSize() {

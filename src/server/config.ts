@@ -25,6 +25,8 @@ export interface Config {
   /** Tests only: webhooks may reach loopback/private addresses. */
   webhookAllowPrivate: boolean;
   workers: number;
+  /** The fingerprinter's deadline per upload, in ms (spec 8: 60 s; PROVENANT_FINGERPRINT_TIMEOUT_MS). */
+  fingerprintTimeoutMs: number;
   /** `host:port` list for resolving webhook hosts; empty = the system resolver. */
   dnsServers: string[];
   /** The ffmpeg binary; null = the one from @ffmpeg-installer/ffmpeg. */
@@ -134,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const webhookAllowPrivate = flag(env, 'PROVENANT_WEBHOOK_ALLOW_PRIVATE', false, '1', '0');
   const workers = integer(env, 'PROVENANT_WORKERS', Math.max(1, availableParallelism()), 1, 256);
+  const fingerprintTimeoutMs = integer(env, 'PROVENANT_FINGERPRINT_TIMEOUT_MS', 60_000, 100, 3_600_000);
 
   const dnsText = read(env, 'PROVENANT_DNS_SERVERS');
   const dnsServers = dnsText === undefined ? [] : dnsText.split(',').map((s) => s.trim());
@@ -174,6 +177,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom,
     webhookAllowPrivate,
     workers,
+    fingerprintTimeoutMs,
     dnsServers,
     ffmpegPath,
     logLevel,

@@ -2,6 +2,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fingerprintFile } from '../../src/media/fingerprint.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -34,6 +37,24 @@ test('an unsupported file prints null; a missing file exits 1 with a message', (
   assert.is(missing.status, 1);
   assert.is(missing.stdout, '');
   assert.match(missing.stderr, /no such file/);
+});
+
+test('a directory and a file that cannot be decoded exit 1 with the reason', () => {
+  const dir = cli('fingerprint', FIX, '--json');
+  assert.is(dir.status, 1);
+  assert.is(dir.stdout, '');
+  assert.match(dir.stderr, /^provenant fingerprint: cannot read .*: it is a directory\n$/);
+  const tmp = mkdtempSync(join(tmpdir(), 'provenant-cli-'));
+  try {
+    const jpeg = readFileSync(FIX + 'fruits.jpg');
+    writeFileSync(join(tmp, 'cut.jpg'), jpeg.subarray(0, jpeg.length >> 1));
+    const cut = cli('fingerprint', join(tmp, 'cut.jpg'));
+    assert.is(cut.status, 1);
+    assert.is(cut.stdout, '');
+    assert.match(cut.stderr, /^provenant fingerprint: cannot decode this jpeg file: /);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });
 
 test('usage errors and unknown commands exit 2 (usage.test.ts covers every command)', () => {

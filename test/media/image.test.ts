@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { fingerprintFile, similarity } from '../../src/media/fingerprint.js';
+import { FingerprintError } from '../../src/media/errors.js';
 import { decodeImagePixels } from '../../src/media/image.js';
 import type { Fingerprint } from '../../src/lib/types.js';
 import { referenceDHash } from './reference-dhash.js';
@@ -156,23 +157,36 @@ test('a tiny PNG declaring 65535 x 65535 is refused by the pixel cap, before dec
   } catch (e) {
     assert.match(String(e), /pixel/i);
   }
-  assert.is(await fingerprintFile(bomb), null);
+  await decodeFailed(fingerprintFile(bomb), 'bomb');
 });
 
-test('garbage, truncated and unsupported files give null', async () => {
+/** Resolves once `pending` rejects with FingerprintError decode_failed. */
+async function decodeFailed(pending: Promise<unknown>, name: string): Promise<void> {
+  try {
+    await pending;
+    assert.unreachable(`${name}: should fail`);
+  } catch (e) {
+    assert.instance(e, FingerprintError, name);
+    assert.is((e as FingerprintError).code, 'decode_failed', name);
+  }
+}
+
+test('unsupported files give null; truncated and corrupt images reject with decode_failed', async () => {
   const png = await sharp(photo).png().toBuffer();
-  const cases: Record<string, Uint8Array> = {
+  const unsupported: Record<string, Uint8Array> = {
     empty: new Uint8Array(0),
     garbage: new Uint8Array(4096).map((_, i) => (i * 7919) % 251),
+    pdf: Buffer.from('%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n'),
+    text: Buffer.from('just some text that is long enough to be looked at\n'),
+  };
+  for (const [name, bytes] of Object.entries(unsupported)) assert.is(await fingerprintFile(new Uint8Array(bytes)), null, name);
+  const corrupt: Record<string, Uint8Array> = {
     'truncated jpeg': photo.subarray(0, photo.length >> 1),
     'truncated png': new Uint8Array(png.subarray(0, png.length >> 1)),
     'jpeg header only': photo.subarray(0, 600),
     'png signature then garbage': Buffer.concat([png.subarray(0, 8), Buffer.alloc(200, 7)]),
-    pdf: Buffer.from('%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n'),
-    text: Buffer.from('just some text that is long enough to be looked at\n'),
   };
-  for (const [name, bytes] of Object.entries(cases)) assert.is(await fingerprintFile(new Uint8Array(bytes)), null, name);
-  assert.is(await fingerprintFile('/nonexistent/file.png'), null);
+  for (const [name, bytes] of Object.entries(corrupt)) await decodeFailed(fingerprintFile(new Uint8Array(bytes)), name);
 });
 
 test.run();

@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { decodeImageForHash, ImageDecodeError } from '../../src/media/image.js';
 import { DecoderSandbox, SandboxError } from '../../src/media/sandbox.js';
 import { fingerprintFile } from '../../src/media/fingerprint.js';
+import { FingerprintError } from '../../src/media/errors.js';
 import { integrityReport } from '../../src/media/integrity.js';
 import { busyFor, ended } from '../helpers/processes.js';
 
@@ -89,7 +90,7 @@ test('a decoder that crashes (abort) fails its request only; the next gets a new
     assert.ok(sandbox.pid !== null && sandbox.pid !== first, 'a new process');
   }));
 
-test('a process killed by a signal mid-decode (SIGSEGV) fails that request; fingerprintFile gives null, then works', () =>
+test('a process killed by a signal mid-decode (SIGSEGV) fails that request; fingerprintFile rejects with decode_failed, then works', () =>
   withSandbox(async (sandbox) => {
     await sandbox.imageHash(jpeg, 'jpeg');
     const pid = sandbox.pid!;
@@ -97,7 +98,14 @@ test('a process killed by a signal mid-decode (SIGSEGV) fails that request; fing
     const pending = fingerprintFile(big, { sandbox });
     await busyFor(pid, 60); // decoding it: 81 MP from 1 MB of PNG take a second
     process.kill(pid, 'SIGSEGV');
-    assert.is(await pending, null);
+    try {
+      await pending;
+      assert.unreachable('should fail');
+    } catch (e) {
+      assert.instance(e, FingerprintError);
+      assert.is((e as FingerprintError).code, 'decode_failed');
+      assert.match((e as Error).message, /SIGSEGV/);
+    }
     assert.equal(await fingerprintFile(jpeg, { sandbox }), await fingerprintFile(jpeg));
   }));
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { fingerprintFile, similarity } from '../../src/media/fingerprint.js';
+import { FingerprintError } from '../../src/media/errors.js';
 import { ffmpegPath, runFfmpeg, FfmpegError } from '../../src/media/ffmpeg.js';
 import { videoBands } from '../../src/media/video.js';
 import type { Fingerprint } from '../../src/lib/types.js';
@@ -84,14 +85,20 @@ test('a clip under 1 s gives its middle frame', async () => {
   assert.ok(bits(referenceDHash(new Uint8Array(data), info.width, info.height, 3), frame(f, 0)) <= 3);
 });
 
-test('garbage and truncated videos give null', async () => {
+test('garbage and truncated videos reject with decode_failed', async () => {
   const mp4 = new Uint8Array(readFileSync(FIX + 'cockatoo.mp4'));
   const garbage = mp4.slice(0, 4096);
   for (let i = 64; i < garbage.length; i++) garbage[i] = (i * 31) & 255;
-  assert.is(await fingerprintFile(garbage), null);
-  assert.is(await fingerprintFile(mp4.subarray(0, 2000)), null);
   const webm = new Uint8Array(readFileSync(FIX + 'cockatoo-vp8.webm'));
-  assert.is(await fingerprintFile(webm.subarray(0, 300)), null);
+  for (const [name, bytes] of [['garbage', garbage], ['truncated mp4', mp4.subarray(0, 2000)], ['truncated webm', webm.subarray(0, 300)]] as const) {
+    try {
+      await fingerprintFile(bytes);
+      assert.unreachable(`${name}: should fail`);
+    } catch (e) {
+      assert.instance(e, FingerprintError, name);
+      assert.is((e as FingerprintError).code, 'decode_failed', name);
+    }
+  }
 });
 
 test('the ffmpeg runner stops early once the caller has enough, keeping what came before', async () => {

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import sharp from 'sharp';
 import { fingerprintFile } from '../../src/media/fingerprint.js';
+import { FingerprintError } from '../../src/media/errors.js';
 import { busyFor, ended } from '../helpers/processes.js';
 import { createFingerprintPool, PoolBusyError, PoolTaskError, PoolTimeoutError, type FingerprintPool } from '../../src/pool/index.js';
 
@@ -60,6 +61,34 @@ test('a task that hangs is stopped at the deadline with PoolTimeoutError; the po
     assert.is(await pool.run('diagnostic', { mode: 'echo', value: 'next' }), 'next');
   }));
 
+test('a fingerprint past the deadline rejects with PoolTimeoutError (the worker stops its decoder first); the pool serves the next', () =>
+  withPool({ workers: 1, taskTimeoutMs: 1000 }, async (pool) => {
+    // 49 MP: about a second to decode, well past the worker's own stop at 500 ms
+    const big = await sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#406080' } }).png().toBuffer();
+    try {
+      await pool.fingerprint(new Uint8Array(big));
+      assert.unreachable('should time out');
+    } catch (e) {
+      assert.instance(e, PoolTimeoutError);
+      assert.is((e as PoolTimeoutError).code, 'timeout');
+    }
+    // (a fingerprint would start a new sandbox, which may not fit in this short deadline)
+    assert.is(await pool.run('diagnostic', { mode: 'echo', value: 'next' }), 'next');
+  }));
+
+test('a file the decoder refuses rejects with FingerprintError decode_failed, its code carried across the thread', () =>
+  withPool({ workers: 1 }, async (pool) => {
+    const jpeg = read('fruits.jpg');
+    try {
+      await pool.fingerprint(jpeg.subarray(0, jpeg.length >> 1));
+      assert.unreachable('should fail');
+    } catch (e) {
+      assert.instance(e, FingerprintError);
+      assert.is((e as FingerprintError).code, 'decode_failed');
+      assert.match((e as Error).message, /cannot decode this jpeg file/);
+    }
+  }));
+
 test('a crashing task and one that runs out of memory fail alone', () =>
   withPool({ workers: 1, taskTimeoutMs: 30_000, maxHeapMb: 32 }, async (pool) => {
     for (const mode of ['exit', 'throw', 'oom']) {
@@ -96,7 +125,14 @@ test('images are decoded in a process of their own: a decoder killed mid-file (S
     const pending = pool.fingerprint(new Uint8Array(big));
     await busyFor(started[0], 60); // decoding it: 81 MP from 1 MB of PNG take a second
     process.kill(started[0], 'SIGSEGV');
-    assert.is(await pending, null, 'that file is unreadable');
+    try {
+      await pending;
+      assert.unreachable('that file should fail');
+    } catch (e) {
+      assert.instance(e, FingerprintError, 'its code crossed the thread boundary');
+      assert.is((e as FingerprintError).code, 'decode_failed');
+      assert.match((e as Error).message, /SIGSEGV/);
+    }
     assert.equal(await pool.fingerprint(read('fruits.jpg')), expected, 'the next file');
   }));
 

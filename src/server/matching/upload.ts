@@ -5,6 +5,7 @@
 // loop never decodes or hashes a file).
 import type { Context } from 'koa';
 import { createFingerprintPool, PoolError, type FingerprintPool } from '../../pool/index.js';
+import { FingerprintError } from '../../media/errors.js';
 import type { Fingerprint } from '../../lib/types.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
@@ -12,8 +13,6 @@ import { discardBody, readRawBody } from '../body.js';
 
 /** Spec 8: 50 MB per upload (MiB: 52,428,800 bytes). */
 export const UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024;
-/** Spec 8: the fingerprinter's deadline. */
-export const FINGERPRINT_TIMEOUT_MS = 60_000;
 
 /** A counter of uploads in flight, from the first body byte until the fingerprint is back. */
 export class UploadGate {
@@ -57,7 +56,7 @@ function isPool(p: unknown): p is FingerprintPool {
 
 /**
  * The server's fingerprint pool: `deps.pool` when the caller provided one, else one
- * made on first use (PROVENANT_WORKERS threads, 60 s deadline) and stored on
+ * made on first use (PROVENANT_WORKERS threads, PROVENANT_FINGERPRINT_TIMEOUT_MS deadline) and stored on
  * `deps.pool`, so that serve.ts closes it at shutdown.
  */
 export function poolOf(deps: ServerDeps): FingerprintPool {
@@ -65,7 +64,7 @@ export function poolOf(deps: ServerDeps): FingerprintPool {
   let pool = pools.get(deps);
   if (!pool) {
     const workers = deps.config.workers;
-    pool = createFingerprintPool({ workers, taskTimeoutMs: FINGERPRINT_TIMEOUT_MS, maxQueue: 4 * workers });
+    pool = createFingerprintPool({ workers, taskTimeoutMs: deps.config.fingerprintTimeoutMs, maxQueue: 4 * workers });
     pools.set(deps, pool);
     deps.pool = pool;
   }
@@ -88,16 +87,20 @@ export function readUpload(deps: ServerDeps, ctx: Context): Promise<Buffer> {
 
 /**
  * The fingerprint of uploaded bytes, computed in the pool: null when the type is not
- * supported or the file cannot be decoded (a decoder that throws or crashes its worker
- * counts as unreadable). A full queue is 503 busy; the 60 s deadline is 504.
+ * supported or the file cannot be decoded (spec 4.2, 4.11: a decoder that refuses the
+ * bytes, crashes or runs out of memory counts as unreadable). A full queue is 503 busy;
+ * the deadline (spec 8: 60 s) is 504 fingerprint_timeout.
  */
 export async function fingerprintUpload(deps: ServerDeps, bytes: Uint8Array): Promise<Fingerprint | null> {
   try {
     return await poolOf(deps).fingerprint(bytes);
   } catch (err) {
+    if (err instanceof PoolError && (err.code === 'busy' || err.code === 'closed')) throw new ApiError('busy', undefined, {}, { 'Retry-After': '1' });
+    if ((err instanceof PoolError || err instanceof FingerprintError) && err.code === 'timeout') {
+      throw new ApiError('fingerprint_timeout', `Fingerprinting did not finish within ${deps.config.fingerprintTimeoutMs / 1000} seconds.`);
+    }
+    if (err instanceof FingerprintError) return null;
     if (err instanceof PoolError) {
-      if (err.code === 'busy' || err.code === 'closed') throw new ApiError('busy', undefined, {}, { 'Retry-After': '1' });
-      if (err.code === 'timeout') throw new ApiError('fingerprint_timeout');
       deps.log.warn('fingerprint task failed', { error: err.message });
       return null;
     }

@@ -1,0 +1,70 @@
+// What uploads that give no fingerprint answer (spec 4.2, 4.11, 8): a file the decoder
+// refuses is fingerprint null (/fingerprint) and match_type none (/verify-file); a file
+// still decoding at the fingerprinter's deadline (PROVENANT_FINGERPRINT_TIMEOUT_MS,
+// 1 s on a second server here) is 504 fingerprint_timeout on both, and the next upload
+// is served.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { ConfigError, loadConfig } from '../../src/server/config.js';
+
+const S = '/api/v1/sign-it';
+const jpeg = new Uint8Array(readFileSync(new URL('../fixtures/media/fruits.jpg', import.meta.url)));
+/** A server with the default deadline, and one with a deadline of 1 s (its workers stop their decoders at 0.5 s). */
+let srv: TestServer;
+let short: TestServer;
+let token: string;
+let shortToken: string;
+
+test.before(async () => {
+  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' });
+  short = await startTestServer({ PROVENANT_FINGERPRINT_TIMEOUT_MS: '1000', PROVENANT_RATE_LIMIT: 'off' });
+  token = (await srv.register()).token;
+  shortToken = (await short.register()).token;
+});
+
+test.after(async () => {
+  await Promise.all([srv.close(), short.close()]);
+});
+
+async function upload(path: string, bytes: Uint8Array, server = srv): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${server.url}${S}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server === srv ? token : shortToken}`, 'content-type': 'application/octet-stream' },
+    body: new Blob([bytes as Uint8Array<ArrayBuffer>]),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+test('PROVENANT_FINGERPRINT_TIMEOUT_MS: 60000 by default; a bad value names the variable', () => {
+  assert.is(loadConfig({}).fingerprintTimeoutMs, 60_000);
+  assert.is(loadConfig({ PROVENANT_FINGERPRINT_TIMEOUT_MS: '1500' }).fingerprintTimeoutMs, 1500);
+  for (const bad of ['0', '-5', '1.5', 'soon']) {
+    assert.throws(() => loadConfig({ PROVENANT_FINGERPRINT_TIMEOUT_MS: bad }), (e: unknown) => e instanceof ConfigError && e.variable === 'PROVENANT_FINGERPRINT_TIMEOUT_MS');
+  }
+});
+
+test('a truncated JPEG is fingerprint null and match_type none', async () => {
+  const truncated = jpeg.subarray(0, jpeg.length >> 1);
+  assert.equal(await upload('/fingerprint', truncated), { status: 200, body: { fingerprint: null } });
+  const v = await upload('/verify-file', truncated);
+  assert.is(v.status, 200);
+  assert.equal(v.body, { signatures: [], count: 0, match_type: 'none' });
+});
+
+test('a file still decoding at the deadline is 504 fingerprint_timeout on /fingerprint and /verify-file; the next upload is served', async () => {
+  // 49 MP: about a second to decode, twice what the deadline leaves the decoder
+  const big = new Uint8Array(await sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#406080' } }).png().toBuffer());
+  for (const path of ['/fingerprint', '/verify-file']) {
+    const r = await upload(path, big, short);
+    assert.is(r.status, 504, `${path}: ${JSON.stringify(r.body)}`);
+    assert.is(r.body.error, 'fingerprint_timeout');
+    assert.match(r.body.message, /within 1 seconds/);
+  }
+  // its worker answers (no decoder to start: a file of no supported type)
+  assert.equal(await upload('/fingerprint', new TextEncoder().encode('not media, just text'), short), { status: 200, body: { fingerprint: null } });
+});
+
+test.run();
