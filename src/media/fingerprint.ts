@@ -17,9 +17,9 @@ export interface FingerprintOptions {
   /** Image decoding options (pixel cap, shrink-on-load). */
   image?: ImageDecodeOptions;
   /**
-   * Decode images with sharp in this separate process (the pool's workers pass theirs):
-   * a decoder that crashes in native code then fails this file (decode_failed) instead
-   * of the process. BMP, read by our own code, stays in process.
+   * Decode images (BMP included) in this separate process (the pool's workers pass
+   * theirs): a decoder that crashes in native code or runs out of memory then fails
+   * this file (decode_failed) instead of the process.
    */
   sandbox?: DecoderSandbox;
 }
@@ -56,7 +56,7 @@ export async function fingerprintFile(pathOrBuffer: string | Uint8Array, opts: F
     if (type.kind === 'video') return await videoFingerprint(pathOrBuffer, type.format, { timeoutMs: opts.timeoutMs });
     if (type.kind === 'audio') return await audioFingerprint(pathOrBuffer, type.format as AudioFormat, { deadlineMs: opts.timeoutMs });
     const bytes = path === null ? (pathOrBuffer as Uint8Array) : new Uint8Array(await readFile(path));
-    const hash = opts.sandbox !== undefined && type.format !== 'bmp'
+    const hash = opts.sandbox !== undefined
       ? await opts.sandbox.imageHash(bytes, type.format, opts.image, opts.timeoutMs)
       : await decodeImageForHash(bytes, type.format, opts.image);
     const hash_value = Array.from(hash);

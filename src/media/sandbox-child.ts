@@ -2,8 +2,15 @@
 // answers on the IPC channel. It ends itself at each request's deadline, when idle, and
 // when the channel closes: sharp decodes off this thread, so the timers and the channel
 // stay live while a decoder runs, and a process whose parent thread is gone does not linger.
+import sharp from 'sharp';
 import { decodeImageForHash } from './image.js';
 import type { SandboxReply, SandboxRequest } from './sandbox.js';
+
+// Memory is bounded by the process's limit (sandbox.ts): libvips keeps no cache of
+// decoded images between requests, and one decode at a time uses one thread (the
+// pool runs one sandbox per worker, a worker per CPU).
+sharp.cache(false);
+sharp.concurrency(1);
 
 const send = process.send?.bind(process);
 if (send === undefined) throw new Error('sandbox-child runs only as the decoder sandbox (forked with an IPC channel)');
@@ -14,12 +21,18 @@ process.on('disconnect', die);
 // Idle for idleMs (the first argument) with nothing received and unanswered: exit with
 // code 0, which tells the parent that no request was lost (it resends any sent meanwhile).
 // This also ends a process whose parent thread was terminated (its channel stays open).
+// After a large decode it exits so at once: the kernels' WebAssembly memory only grows
+// and the allocator keeps what it freed, so a long-lived process would hold its largest
+// image's memory (and the next one would need that much more, up to its limit).
 const idleMs = Number(process.argv[2]) || 10_000;
+const RECYCLE_RSS_BYTES = 256 << 20;
 let inFlight = 0;
 let idleTimer: NodeJS.Timeout | undefined;
 const armIdle = () => {
   clearTimeout(idleTimer);
-  if (inFlight === 0) idleTimer = setTimeout(() => process.exit(0), idleMs);
+  if (inFlight !== 0) return;
+  if (process.memoryUsage.rss() > RECYCLE_RSS_BYTES) process.exit(0);
+  idleTimer = setTimeout(() => process.exit(0), idleMs);
 };
 armIdle();
 

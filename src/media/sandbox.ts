@@ -1,8 +1,10 @@
-// The decoder sandbox: native image decoding (sharp, libvips and the codec libraries
-// under it; for image hashes and for the integrity report's LSB statistics) in a
-// process of its own, so that a decoder that crashes on a hostile file (a segfault or
-// abort in C code, which no worker thread survives) ends that process only: the file's
-// request fails, and the next request starts a new process. The pool's workers keep one
+// The decoder sandbox: image decoding (sharp, libvips and the codec libraries under
+// it, and our BMP reader; for image hashes and for the integrity report's LSB
+// statistics) in a process of its own, so that a decoder that crashes on a hostile file
+// (a segfault or abort in C code, which no worker thread survives) or needs more than
+// the process's memory limit (a 12.5 MB 1-bit BMP decodes to 300 MB of pixels) ends or
+// fails that process only: the file's request fails, and the next request starts a new
+// process. The pool's workers keep one
 // each (src/pool/worker-sandbox.ts); in-process callers of fingerprintFile may pass one.
 //
 // The host (this file) forks dist/src/media/sandbox-child.js with an IPC channel in
@@ -65,7 +67,20 @@ export interface DecoderSandboxOptions {
    * the pool's idle time for a worker (30 s), so that the worker, still running, reaps it.
    */
   idleMs?: number;
+  /**
+   * The process's memory limit in MB (default SANDBOX_DEFAULT_MEMORY_MB), enforced by
+   * the kernel as RLIMIT_DATA (see start()); null for none. A decode that needs more
+   * fails (libvips reports out of memory, or the process dies): that file only.
+   */
+  memoryLimitMb?: number | null;
 }
+
+/**
+ * The default memory limit of a sandbox process, in MB: what the largest accepted image
+ * needs with room to spare (a 100-megapixel RGBA PNG, 16 bits deep, peaks at about
+ * 890 MB: 400 MB of 8-bit pixels from libvips plus their copy in the kernel's memory).
+ */
+export const SANDBOX_DEFAULT_MEMORY_MB = 1280;
 
 export class DecoderSandbox {
   private child: ChildProcess | null = null;
@@ -73,9 +88,11 @@ export class DecoderSandbox {
   private nextId = 1;
   private closed = false;
   private readonly idleMs: number;
+  private readonly memoryLimitMb: number | null;
 
   constructor(options: DecoderSandboxOptions = {}) {
     this.idleMs = options.idleMs ?? 10_000;
+    this.memoryLimitMb = options.memoryLimitMb === undefined ? SANDBOX_DEFAULT_MEMORY_MB : options.memoryLimitMb;
   }
 
   /** The process id of the current sandbox process, or null when none is running. */
@@ -150,7 +167,7 @@ export class DecoderSandbox {
     const child = fork(compiledFile('src/media/sandbox-child.js'), [String(this.idleMs)], {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-      execArgv: [],
+      ...this.memoryLimit(),
     });
     this.child = child;
     child.on('message', (reply: SandboxReply) => {
@@ -179,6 +196,21 @@ export class DecoderSandbox {
 
   private timeoutError(deadlineMs: number): SandboxError {
     return new SandboxError('timeout', `the decoder process ran past its ${deadlineMs} ms deadline and was stopped`);
+  }
+
+  /**
+   * How the process is started under its memory limit: through /bin/sh, which sets
+   * RLIMIT_DATA (`ulimit -d`, in KiB) and then becomes node (exec: same pid, same IPC
+   * channel). Since Linux 4.7 RLIMIT_DATA counts every private writable mapping, so it
+   * bounds what libvips and the codecs allocate (malloc and mmap), the kernel's
+   * WebAssembly memory and V8's heap alike; a V8 heap limit would bound only the last.
+   * A hard limit already lower is kept (ulimit fails; that limit still holds). Not on
+   * Windows, which has no such limit: there the process runs unlimited.
+   */
+  private memoryLimit(): { execPath?: string; execArgv: string[] } {
+    if (this.memoryLimitMb === null || process.platform === 'win32') return { execArgv: [] };
+    const script = `ulimit -d ${Math.round(this.memoryLimitMb * 1024)} 2>/dev/null; exec "$0" "$@"`;
+    return { execPath: '/bin/sh', execArgv: ['-c', script, process.execPath] };
   }
 
   /** Removes request `id` and its timer; returns it unless it was settled already. */

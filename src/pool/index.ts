@@ -20,11 +20,14 @@ export interface FingerprintPoolOptions {
   maxHeapMb?: number;
   /** A worker's decoder sandbox (src/media/sandbox.ts) ends after this long idle, in ms (default 10000). */
   decoderIdleMs?: number;
+  /** Memory limit of each worker's decoder sandbox in MB (default SANDBOX_DEFAULT_MEMORY_MB, 1280; null: none). */
+  decoderMemoryMb?: number | null;
 }
 
 /** What every worker gets as Piscina's workerData. */
 export interface PoolWorkerData {
   decoderIdleMs?: number;
+  decoderMemoryMb?: number | null;
 }
 
 export interface FingerprintPool {
@@ -132,7 +135,7 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
     atomics: 'disabled',
     // a worker idle this long ends; its sandbox ended before (decoderIdleMs, 10 s)
     idleTimeout: 30_000,
-    workerData: { decoderIdleMs: options.decoderIdleMs } satisfies PoolWorkerData,
+    workerData: { decoderIdleMs: options.decoderIdleMs, decoderMemoryMb: options.decoderMemoryMb } satisfies PoolWorkerData,
     resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1024 },
   });
   let closed = false;

@@ -8,7 +8,8 @@ import type { PoolWorkerData } from './index.js';
 let sandbox: DecoderSandbox | undefined;
 
 export function workerSandbox(): DecoderSandbox {
-  return (sandbox ??= new DecoderSandbox({ idleMs: (workerData as PoolWorkerData | undefined)?.decoderIdleMs }));
+  const data = workerData as PoolWorkerData | undefined;
+  return (sandbox ??= new DecoderSandbox({ idleMs: data?.decoderIdleMs, memoryLimitMb: data?.decoderMemoryMb }));
 }
 
 /** Ends this worker's sandbox and waits until it is reaped (workers/release.ts, before the pool ends its workers). */

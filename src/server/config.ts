@@ -27,6 +27,8 @@ export interface Config {
   workers: number;
   /** The fingerprinter's deadline per upload, in ms (spec 8: 60 s; PROVENANT_FINGERPRINT_TIMEOUT_MS). */
   fingerprintTimeoutMs: number;
+  /** Memory limit of each decoder sandbox process, in MB (PROVENANT_DECODER_MEMORY_MB); undefined: the sandbox's default (src/media/sandbox.ts). */
+  decoderMemoryMb: number | undefined;
   /** `host:port` list for resolving webhook hosts; empty = the system resolver. */
   dnsServers: string[];
   /** The ffmpeg binary; null = the one from @ffmpeg-installer/ffmpeg. */
@@ -137,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
   const webhookAllowPrivate = flag(env, 'PROVENANT_WEBHOOK_ALLOW_PRIVATE', false, '1', '0');
   const workers = integer(env, 'PROVENANT_WORKERS', Math.max(1, availableParallelism()), 1, 256);
   const fingerprintTimeoutMs = integer(env, 'PROVENANT_FINGERPRINT_TIMEOUT_MS', 60_000, 100, 3_600_000);
+  const decoderMemoryMb = read(env, 'PROVENANT_DECODER_MEMORY_MB') === undefined ? undefined : integer(env, 'PROVENANT_DECODER_MEMORY_MB', 0, 128, 1_048_576);
 
   const dnsText = read(env, 'PROVENANT_DNS_SERVERS');
   const dnsServers = dnsText === undefined ? [] : dnsText.split(',').map((s) => s.trim());
@@ -178,6 +181,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate,
     workers,
     fingerprintTimeoutMs,
+    decoderMemoryMb,
     dnsServers,
     ffmpegPath,
     logLevel,

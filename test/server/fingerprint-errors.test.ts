@@ -1,10 +1,12 @@
 // What uploads that give no fingerprint answer (spec 4.2, 4.11, 8): a file the decoder
-// refuses is fingerprint null (/fingerprint) and match_type none (/verify-file); a file
+// refuses is fingerprint null (/fingerprint) and match_type none (/verify-file), decoded
+// in a sandbox under PROVENANT_DECODER_MEMORY_MB; a file
 // still decoding at the fingerprinter's deadline (PROVENANT_FINGERPRINT_TIMEOUT_MS,
 // 1 s on a second server here) is 504 fingerprint_timeout on both, and the next upload
 // is served.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -19,7 +21,7 @@ let token: string;
 let shortToken: string;
 
 test.before(async () => {
-  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' });
+  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off', PROVENANT_DECODER_MEMORY_MB: '300' });
   short = await startTestServer({ PROVENANT_FINGERPRINT_TIMEOUT_MS: '1000', PROVENANT_RATE_LIMIT: 'off' });
   token = (await srv.register()).token;
   shortToken = (await short.register()).token;
@@ -38,13 +40,27 @@ async function upload(path: string, bytes: Uint8Array, server = srv): Promise<{ 
   return { status: res.status, body: await res.json() };
 }
 
-test('PROVENANT_FINGERPRINT_TIMEOUT_MS: 60000 by default; a bad value names the variable', () => {
+test('PROVENANT_FINGERPRINT_TIMEOUT_MS (60000 by default) and PROVENANT_DECODER_MEMORY_MB; a bad value names the variable', () => {
   assert.is(loadConfig({}).fingerprintTimeoutMs, 60_000);
   assert.is(loadConfig({ PROVENANT_FINGERPRINT_TIMEOUT_MS: '1500' }).fingerprintTimeoutMs, 1500);
-  for (const bad of ['0', '-5', '1.5', 'soon']) {
-    assert.throws(() => loadConfig({ PROVENANT_FINGERPRINT_TIMEOUT_MS: bad }), (e: unknown) => e instanceof ConfigError && e.variable === 'PROVENANT_FINGERPRINT_TIMEOUT_MS');
+  assert.is(loadConfig({}).decoderMemoryMb, undefined, "the sandbox's own default");
+  assert.is(loadConfig({ PROVENANT_DECODER_MEMORY_MB: '512' }).decoderMemoryMb, 512);
+  for (const [variable, bad] of [['PROVENANT_FINGERPRINT_TIMEOUT_MS', '0'], ['PROVENANT_FINGERPRINT_TIMEOUT_MS', '1.5'], ['PROVENANT_FINGERPRINT_TIMEOUT_MS', 'soon'], ['PROVENANT_DECODER_MEMORY_MB', '64'], ['PROVENANT_DECODER_MEMORY_MB', '1GB']]) {
+    assert.throws(() => loadConfig({ [variable]: bad }), (e: unknown) => e instanceof ConfigError && e.variable === variable, `${variable}=${bad}`);
   }
 });
+
+/** The "Max data size" soft limits (bytes) of this process's decoder sandboxes. */
+function sandboxDataLimits(): number[] {
+  const limits: number[] = [];
+  for (const line of execFileSync('ps', ['-eo', 'pid=,ppid=,args=']).toString().split('\n')) {
+    const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+    if (!m || Number(m[2]) !== process.pid || !m[3].includes('sandbox-child.js')) continue;
+    const limit = readFileSync(`/proc/${m[1]}/limits`, 'utf8').split('\n').find((l) => l.startsWith('Max data size'))!;
+    limits.push(Number(limit.split(/\s{2,}/)[1]));
+  }
+  return limits;
+}
 
 test('a truncated JPEG is fingerprint null and match_type none', async () => {
   const truncated = jpeg.subarray(0, jpeg.length >> 1);
@@ -52,6 +68,7 @@ test('a truncated JPEG is fingerprint null and match_type none', async () => {
   const v = await upload('/verify-file', truncated);
   assert.is(v.status, 200);
   assert.equal(v.body, { signatures: [], count: 0, match_type: 'none' });
+  assert.ok(sandboxDataLimits().includes(300 * 1024 * 1024), 'the decoder sandbox runs under PROVENANT_DECODER_MEMORY_MB');
 });
 
 test('a file still decoding at the deadline is 504 fingerprint_timeout on /fingerprint and /verify-file; the next upload is served', async () => {

@@ -64,7 +64,8 @@ export function poolOf(deps: ServerDeps): FingerprintPool {
   let pool = pools.get(deps);
   if (!pool) {
     const workers = deps.config.workers;
-    pool = createFingerprintPool({ workers, taskTimeoutMs: deps.config.fingerprintTimeoutMs, maxQueue: 4 * workers });
+    const { fingerprintTimeoutMs: taskTimeoutMs, decoderMemoryMb } = deps.config;
+    pool = createFingerprintPool({ workers, taskTimeoutMs, decoderMemoryMb, maxQueue: 4 * workers });
     pools.set(deps, pool);
     deps.pool = pool;
   }
