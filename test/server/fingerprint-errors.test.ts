@@ -1,9 +1,8 @@
 // What uploads that give no fingerprint answer (spec 4.2, 4.11, 8): a file the decoder
-// refuses is fingerprint null (/fingerprint) and match_type none (/verify-file), decoded
-// in a sandbox under PROVENANT_DECODER_MEMORY_MB; a file
-// still decoding at the fingerprinter's deadline (PROVENANT_FINGERPRINT_TIMEOUT_MS,
-// 1 s on a second server here) is 504 fingerprint_timeout on both, and the next upload
-// is served.
+// refuses (in a sandbox under PROVENANT_DECODER_MEMORY_MB) is fingerprint null
+// (/fingerprint) and match_type none (/verify-file); a file still decoding at the
+// fingerprinter's deadline (PROVENANT_FINGERPRINT_TIMEOUT_MS, 1 s on a second server
+// here) is 504 fingerprint_timeout on both, and the next upload is served.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
