@@ -27,8 +27,8 @@ const FIX = join(SELF, '..', '..', 'test', 'fixtures', 'media');
 // ---- child mode: the server ----
 
 async function serve(dataDir: string): Promise<void> {
-  const { loadConfig } = await compiled<typeof import('../src/server/config.js')>('src/server/config.js');
-  const { startServer } = await compiled<typeof import('../src/server/serve.js')>('src/server/serve.js');
+  const { loadConfig } = await compiled<typeof import('../server/src/config.js')>('server/src/config.js');
+  const { startServer } = await compiled<typeof import('../server/src/serve.js')>('server/src/serve.js');
   const env = { PORT: '0', HOST: '127.0.0.1', PROVENANT_DATA_DIR: dataDir, PROVENANT_RATE_LIMIT: 'off', PROVENANT_LOG_LEVEL: 'silent', PROVENANT_WORKERS: '2' };
   const running = await startServer(loadConfig(env));
   console.log(JSON.stringify({ url: running.url }));

@@ -47,9 +47,9 @@ const ROOT = join(SELF, '..', '..');
 
 async function serveProvenant(dataDir: string): Promise<void> {
   // the compiled server, as `npm start` runs it (support.ts compiled())
-  const { loadConfig } = await compiled<typeof import('../src/server/config.js')>('src/server/config.js');
-  const { startServer } = await compiled<typeof import('../src/server/serve.js')>('src/server/serve.js');
-  const { matchingOf } = await compiled<typeof import('../src/server/matching/service.js')>('src/server/matching/service.js');
+  const { loadConfig } = await compiled<typeof import('../server/src/config.js')>('server/src/config.js');
+  const { startServer } = await compiled<typeof import('../server/src/serve.js')>('server/src/serve.js');
+  const { matchingOf } = await compiled<typeof import('../server/src/matching/service.js')>('server/src/matching/service.js');
   const started = performance.now();
   const running = await startServer(
     loadConfig({ PORT: '0', HOST: '127.0.0.1', PROVENANT_DATA_DIR: dataDir, PROVENANT_RATE_LIMIT: 'off', PROVENANT_LOG_LEVEL: 'silent', PROVENANT_WORKERS: '2' }),
@@ -99,7 +99,7 @@ async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }
   if (existsSync(join(dir, 'ready'))) return { dir, query };
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const { Db } = await import('../src/store/db.js');
+  const { Db } = await import('../server/src/store/db.js');
   const db0 = await Db.open(join(dir, 'provenant.db')); // migrations
   await db0.close();
   const t = performance.now();

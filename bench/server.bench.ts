@@ -16,11 +16,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { compiled } from './support.js';
 
 // The compiled server, as `npm start` runs it (support.ts compiled()).
-const { loadConfig } = await compiled<typeof import('../src/server/config.js')>('src/server/config.js');
-const { startServer } = await compiled<typeof import('../src/server/serve.js')>('src/server/serve.js');
-const { createServerCell } = await compiled<typeof import('../src/server/accounts/cells.js')>('src/server/accounts/cells.js');
-const { issueSessionToken } = await compiled<typeof import('../src/server/auth/tokens.js')>('src/server/auth/tokens.js');
-const { createUserAccount } = await compiled<typeof import('../src/server/accounts/service.js')>('src/server/accounts/service.js');
+const { loadConfig } = await compiled<typeof import('../server/src/config.js')>('server/src/config.js');
+const { startServer } = await compiled<typeof import('../server/src/serve.js')>('server/src/serve.js');
+const { createServerCell } = await compiled<typeof import('../server/src/accounts/cells.js')>('server/src/accounts/cells.js');
+const { issueSessionToken } = await compiled<typeof import('../server/src/auth/tokens.js')>('server/src/auth/tokens.js');
+const { createUserAccount } = await compiled<typeof import('../server/src/accounts/service.js')>('server/src/accounts/service.js');
 
 // autocannon ships no types; the few fields used here.
 interface AutocannonResult {

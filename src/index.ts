@@ -9,6 +9,10 @@ export { DecoderSandbox, SandboxError } from './media/sandbox.js';
 export type { DecoderSandboxOptions } from './media/sandbox.js';
 export { createFingerprintPool, PoolError, PoolTimeoutError, PoolBusyError, PoolTaskError } from './pool/index.js';
 export type { FingerprintPool, FingerprintPoolOptions } from './pool/index.js';
+export { IndexThread, IndexThreadError } from './pool/match-index-thread.js';
+export type { IndexRequest, IndexReply } from './pool/match-index-thread.js';
 export { decodeAudio, audioFingerprint } from './media/audio.js';
 export type { AudioFormat, DecodeAudioOptions } from './media/audio.js';
 export { integrityReport, classifyContent, checksFor, INTEGRITY_THRESHOLDS } from './media/integrity.js';
+// The exit-code convention of the `provenant` commands, shared with the server's (serve, admin).
+export { USAGE_ERROR, UsageError } from './cli/usage.js';

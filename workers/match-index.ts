@@ -1,11 +1,11 @@
 // The match index thread (not a Piscina task: it holds state). One MatchIndex lives
-// here, off the server's event loop; src/server/matching/index-thread.ts posts it
+// here, off the server's event loop; src/pool/match-index-thread.ts posts it
 // adds and queries. Messages are handled in the order they were posted, so a query
 // sees every add posted before it.
 import { parentPort } from 'node:worker_threads';
 import { HASH_TYPES, MatchIndex, type IndexedFingerprint } from '../src/lib/match-index.js';
 import '../src/lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
-import type { IndexReply, IndexRequest } from '../src/server/matching/index-thread.js';
+import type { IndexReply, IndexRequest } from '../src/pool/match-index-thread.js';
 
 const index = new MatchIndex();
 const port = parentPort!;

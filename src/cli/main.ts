@@ -12,9 +12,9 @@ export type Command = (args: string[]) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   fingerprint: () => import('./fingerprint.js'),
   integrity: () => import('./integrity.js'),
-  serve: () => import('./serve.js'),
+  serve: () => import('../../server/src/cli/serve.js'),
   sha256: () => import('./sha256.js'),
-  admin: () => import('./admin.js'),
+  admin: () => import('../../server/src/cli/admin.js'),
 };
 
 const USAGE = `usage: provenant <command> [options]   (provenant <command> --help for its own)

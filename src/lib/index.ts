@@ -18,6 +18,7 @@ export {
   enumToResponse, enumToRequest, contentRightsToResponse, contentRightsToRequest,
   restrictivenessRank, mostRestrictive, combineContentRights,
   normalizeRecord, parseRecord, canonicalRecordBytes, actionHash, signRecord, isSignerKey, verifyRecord,
+  isPlainObject, isHex64, commentProblem,
   canonicalRevocationBytes, signRevocation, verifyRevocation, parseRevocation,
 } from './records.js';
 export type {

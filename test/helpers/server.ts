@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/server/config.js';
-import type { ServerDeps } from '../../src/server/deps.js';
-import { startServer } from '../../src/server/serve.js';
+import { loadConfig } from '../../server/src/config.js';
+import type { ServerDeps } from '../../server/src/deps.js';
+import { startServer } from '../../server/src/serve.js';
 
 export interface TestUser {
   token: string;

@@ -5,10 +5,10 @@ import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:cryp
 import Koa from 'koa';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { attachDeps } from '../../src/server/deps.js';
-import { registerTokenVerifier, requireAuth } from '../../src/server/auth/middleware.js';
-import { renderErrors } from '../../src/server/middleware.js';
-import { createLogger } from '../../src/server/log.js';
+import { attachDeps } from '../../server/src/deps.js';
+import { registerTokenVerifier, requireAuth } from '../../server/src/auth/middleware.js';
+import { renderErrors } from '../../server/src/middleware.js';
+import { createLogger } from '../../server/src/log.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const test = suite('auth');

@@ -3,8 +3,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { createServerCell, serverCellAgentKey, signWithCell } from '../../src/server/accounts/cells.js';
-import { ApiError } from '../../src/server/errors.js';
+import { createServerCell, serverCellAgentKey, signWithCell } from '../../server/src/accounts/cells.js';
+import { ApiError } from '../../server/src/errors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const test = suite('cells');

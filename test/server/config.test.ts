@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/server/config.js';
+import { ConfigError, loadConfig } from '../../server/src/config.js';
 
 const test = suite('config');
 

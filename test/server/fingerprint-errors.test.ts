@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ConfigError, loadConfig } from '../../src/server/config.js';
+import { ConfigError, loadConfig } from '../../server/src/config.js';
 
 const S = '/api/v1/sign-it';
 const jpeg = new Uint8Array(readFileSync(new URL('../fixtures/media/fruits.jpg', import.meta.url)));

@@ -8,13 +8,13 @@ import * as assert from 'uvu/assert';
 import { createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign as edSign, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createServerCell } from '../../src/server/accounts/cells.js';
-import { closeMatching } from '../../src/server/matching/service.js';
+import { createServerCell } from '../../server/src/accounts/cells.js';
+import { closeMatching } from '../../server/src/matching/service.js';
 import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
 import { RECORD_VALUE_LIMITS, RECORD_VALUE_MAX_DEPTH, type SignatureRecord } from '../../src/lib/records.js';
-import { Db } from '../../src/store/db.js';
-import { createSqliteStore } from '../../src/store/index.js';
-import type { NewSignature } from '../../src/store/signatures.js';
+import { Db } from '../../server/src/store/db.js';
+import { createSqliteStore } from '../../server/src/store/index.js';
+import type { NewSignature } from '../../server/src/store/signatures.js';
 
 let srv: TestServer;
 const S = '/api/v1/sign-it';

@@ -1,8 +1,8 @@
 // The answer cache on its own: which writes make an answer stale, the byte budget,
-// and which queries are not cached (src/server/matching/answers.ts).
+// and which queries are not cached (server/src/matching/answers.ts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AnswerCache } from '../../src/server/matching/answers.js';
+import { AnswerCache } from '../../server/src/matching/answers.js';
 
 const image = (bytes: number[]) => bytes.map((b) => [b]);
 const body = (text: string) => Buffer.from(text);

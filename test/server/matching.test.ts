@@ -10,9 +10,9 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createServerCell } from '../../src/server/accounts/cells.js';
+import { createServerCell } from '../../server/src/accounts/cells.js';
 import { fingerprintFile, similarity } from '../../src/media/fingerprint.js';
-import { UPLOAD_LIMIT_BYTES } from '../../src/server/matching/upload.js';
+import { UPLOAD_LIMIT_BYTES } from '../../server/src/matching/upload.js';
 import { sha256Hex } from '../../src/lib/sha256.js';
 import type { Fingerprint } from '../../src/lib/types.js';
 
@@ -400,7 +400,7 @@ test('fingerprint: 401 without a token; the fingerprint of a file, or null', asy
 });
 
 test('verify-fuzzy: a repeated query is answered from the cache until a sign reaches its candidates', async () => {
-  const { matchingOf } = await import('../../src/server/matching/service.js');
+  const { matchingOf } = await import('../../server/src/matching/service.js');
   const answers = matchingOf(srv.deps).answers;
   const h = Array.from(randomBytes(8));
   const q = { bands: h.map((b) => [b]), hash_value: h };
@@ -425,14 +425,14 @@ test('verify-fuzzy: a repeated query is answered from the cache until a sign rea
 });
 
 test('the index is rebuilt from SQLite at start and kept current by signing', async () => {
-  const { matchingOf } = await import('../../src/server/matching/service.js');
+  const { matchingOf } = await import('../../server/src/matching/service.js');
   const service = matchingOf(srv.deps);
   const stats = await service.ready;
   await service.flush();
   assert.is(service.indexSize(), signed.length);
   assert.ok(stats.ms >= 0);
   // a second service over the same store loads every signed fingerprint
-  const { MatchingService } = await import('../../src/server/matching/service.js');
+  const { MatchingService } = await import('../../server/src/matching/service.js');
   const fresh = new MatchingService(srv.deps);
   const loaded = await fresh.ready;
   assert.is(loaded.records, signed.length);
@@ -448,7 +448,7 @@ test('the index is rebuilt from SQLite at start and kept current by signing', as
 });
 
 test('a match index thread that ends is replaced and reloaded from SQLite; answers stay the same', async () => {
-  const { matchingOf } = await import('../../src/server/matching/service.js');
+  const { matchingOf } = await import('../../server/src/matching/service.js');
   const service = matchingOf(srv.deps);
   await service.flush();
   const q = { bands: fruitsFp.bands, hash_value: fruitsFp.hash_value };
@@ -468,7 +468,7 @@ test('a match index thread that ends is replaced and reloaded from SQLite; answe
   assert.equal(after.body, before.body);
   // a thread that ends during the initial load: a query already waiting for that load
   // is answered from the replacement's
-  const { MatchingService } = await import('../../src/server/matching/service.js');
+  const { MatchingService } = await import('../../server/src/matching/service.js');
   const fresh = new MatchingService(srv.deps);
   const waiting = fresh.match(q, ['ImagePHash'], 0);
   await fresh['thread']['worker'].terminate();
@@ -477,7 +477,7 @@ test('a match index thread that ends is replaced and reloaded from SQLite; answe
 });
 
 test('an index thread that keeps ending during its load is restarted after a pause doubling from 1 s; a full load resets it', async () => {
-  const { MatchingService, matchingOf } = await import('../../src/server/matching/service.js');
+  const { MatchingService, matchingOf } = await import('../../server/src/matching/service.js');
   const pauses: unknown[] = [];
   const log = { ...srv.deps.log, error: (msg: string, fields?: Record<string, unknown>) => {
     if (msg.startsWith('match index thread ended')) pauses.push(fields?.after_ms);

@@ -5,9 +5,9 @@ import * as assert from 'uvu/assert';
 import Koa from 'koa';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { accessLog, renderErrors, requestId } from '../../src/server/middleware.js';
-import { createLogger } from '../../src/server/log.js';
-import { Metrics } from '../../src/server/metrics.js';
+import { accessLog, renderErrors, requestId } from '../../server/src/middleware.js';
+import { createLogger } from '../../server/src/log.js';
+import { Metrics } from '../../server/src/metrics.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const test = suite('ops');

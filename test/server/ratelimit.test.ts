@@ -5,10 +5,10 @@ import * as assert from 'uvu/assert';
 import Koa from 'koa';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BoundedLimitMap, clientIp, rateLimit, rateLimitStore } from '../../src/server/ratelimit.js';
-import { renderErrors } from '../../src/server/middleware.js';
-import { createLogger } from '../../src/server/log.js';
-import type { ServerDeps } from '../../src/server/deps.js';
+import { BoundedLimitMap, clientIp, rateLimit, rateLimitStore } from '../../server/src/ratelimit.js';
+import { renderErrors } from '../../server/src/middleware.js';
+import { createLogger } from '../../server/src/log.js';
+import type { ServerDeps } from '../../server/src/deps.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const test = suite('ratelimit');

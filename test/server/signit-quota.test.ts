@@ -1,7 +1,7 @@
 // Quota rules (spec 2.5, 3.3, 8; decisions.md 6) as pure functions over counts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chooseQuota, decideCharge, quotaPeriod, QuotaExceededError, type PoolPlan } from '../../src/server/signit/quota.js';
+import { chooseQuota, decideCharge, quotaPeriod, QuotaExceededError, type PoolPlan } from '../../server/src/signit/quota.js';
 
 const period = quotaPeriod(Date.UTC(2026, 11, 31, 23, 59, 59, 999));
 const personal = (tier: PoolPlan['personalTier']): PoolPlan => ({ userId: 'u', personalTier: tier, org: null, appWithoutOrg: false });

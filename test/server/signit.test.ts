@@ -6,12 +6,12 @@ import * as assert from 'uvu/assert';
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createServerCell } from '../../src/server/accounts/cells.js';
-import { issueSessionToken } from '../../src/server/auth/tokens.js';
-import { registerTokenVerifier } from '../../src/server/auth/middleware.js';
+import { createServerCell } from '../../server/src/accounts/cells.js';
+import { issueSessionToken } from '../../server/src/auth/tokens.js';
+import { registerTokenVerifier } from '../../server/src/auth/middleware.js';
 import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
-import type { NewSignature } from '../../src/store/signatures.js';
-import { onRevoked, onSignatureStored } from '../../src/server/signit/service.js';
+import type { NewSignature } from '../../server/src/store/signatures.js';
+import { onRevoked, onSignatureStored } from '../../server/src/signit/service.js';
 
 let srv: TestServer;
 const S = '/api/v1/sign-it';

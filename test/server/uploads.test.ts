@@ -10,7 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import Koa from 'koa';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { readRawBody } from '../../src/server/body.js';
+import { readRawBody } from '../../server/src/body.js';
 
 const S = '/api/v1/sign-it';
 const fruits = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'media', 'fruits.jpg'));

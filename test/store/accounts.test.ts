@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Db } from '../../src/store/db.js';
-import { createSqliteAccountsStore, StoreConflictError, type AccountsStore } from '../../src/store/accounts.js';
+import { Db } from '../../server/src/store/db.js';
+import { createSqliteAccountsStore, StoreConflictError, type AccountsStore } from '../../server/src/store/accounts.js';
 
 const test = suite('store/accounts');
 let dir: string;

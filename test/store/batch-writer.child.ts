@@ -3,8 +3,8 @@
 // in one insertSignatures transaction. Prints "in-transaction" once the transaction
 // has begun and "committed" after it commits, then waits to be killed.
 import { randomBytes } from 'node:crypto';
-import { Db } from '../../src/store/db.js';
-import { createSqliteSignaturesStore, type NewSignature } from '../../src/store/signatures.js';
+import { Db } from '../../server/src/store/db.js';
+import { createSqliteSignaturesStore, type NewSignature } from '../../server/src/store/signatures.js';
 import { agentKeyFromPublicKey, generateSigningKey } from '../../src/lib/identity.js';
 import type { SignatureRecord } from '../../src/lib/records.js';
 

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import sqlite3 from 'sqlite3';
-import { Db } from '../../src/store/db.js';
-import { createSqliteStore, type Store } from '../../src/store/index.js';
-import type { NewSignature, StoredSignature } from '../../src/store/signatures.js';
+import { Db } from '../../server/src/store/db.js';
+import { createSqliteStore, type Store } from '../../server/src/store/index.js';
+import type { NewSignature, StoredSignature } from '../../server/src/store/signatures.js';
 import { agentKeyFromPublicKey, generateSigningKey } from '../../src/lib/identity.js';
 import { signRecord, type SignatureRecord } from '../../src/lib/records.js';
-import { decideCharge, quotaPeriod, QuotaExceededError } from '../../src/server/signit/quota.js';
+import { decideCharge, quotaPeriod, QuotaExceededError } from '../../server/src/signit/quota.js';
 
 async function rejects(fn: () => Promise<unknown>, pattern?: RegExp): Promise<void> {
   try {

@@ -12,7 +12,7 @@ import { fingerprintFile } from '../../src/media/fingerprint.js';
 import { decodeImageForHash } from '../../src/media/image.js';
 import { DecoderSandbox } from '../../src/media/sandbox.js';
 import { createFingerprintPool } from '../../src/pool/index.js';
-import { IndexThread } from '../../src/server/matching/index-thread.js';
+import { IndexThread } from '../../src/pool/match-index-thread.js';
 
 /** A fresh copy: its own ArrayBuffer, exactly these bytes. */
 const fresh = (bytes: Uint8Array) => new Uint8Array(bytes);

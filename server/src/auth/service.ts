@@ -1,8 +1,8 @@
 // Sign-up, sign-in and vault challenge login (decisions.md 5), as an ordered list of
 // checks per operation; each check says what it throws.
 import { createHash } from 'node:crypto';
-import { authChallenge, isAuthChallenge, normalizeAgentKey, parseAgentKey, parseSignatureBase64, verifyBytes } from '../../lib/identity.js';
-import { StoreConflictError, type User } from '../../store/accounts.js';
+import { authChallenge, isAuthChallenge, normalizeAgentKey, parseAgentKey, parseSignatureBase64, verifyBytes } from 'provenant';
+import { StoreConflictError, type User } from '../store/accounts.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { createUserAccount, userView, type UserView } from '../accounts/service.js';

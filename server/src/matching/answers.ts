@@ -10,7 +10,7 @@
 // anything of its hash types. Writes elsewhere leave it valid. Once their bytes or
 // their count pass the budget, the oldest answers go first, except that one served
 // since it was stored moves to the back once (second chance).
-import type { HashType } from '../../lib/types.js';
+import type { HashType } from 'provenant';
 
 /** Bytes of answers kept (each is at most about 30 KB: 100 reduced records). */
 export const ANSWER_CACHE_BYTES = 32 << 20;

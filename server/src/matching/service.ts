@@ -1,15 +1,12 @@
 // Perceptual matching (spec 2.3, 4.2, 4.3, 4.11; decisions.md 3): one MatchIndex per
-// server, on a thread of its own (index-thread.ts), built from the stored perceptual
+// server, on a thread of its own (the library's IndexThread), built from the stored perceptual
 // hashes at start and kept current through the signatures store's observer seam
 // (every sign and publish; revoked signatures keep matching, so revocations change
 // nothing here). Index ids are the records' seqs.
-import { imagePHashFromGrey72 } from '../../lib/dhash.js';
-import { HASH_TYPES, MATCH_LIMIT, type Match, type MatchQuery } from '../../lib/match-index.js';
-import type { Fingerprint, HashType } from '../../lib/types.js';
+import { HASH_TYPES, IndexThread, MATCH_LIMIT, imagePHashFromGrey72, type Fingerprint, type HashType, type Match, type MatchQuery } from 'provenant';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { AnswerCache } from './answers.js';
-import { IndexThread } from './index-thread.js';
 
 /** Spec 8: the similarity thresholds. */
 export const VERIFY_FILE_THRESHOLD = 60;

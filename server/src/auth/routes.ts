@@ -1,7 +1,7 @@
 // /api/v1/auth: register, login, me, vault challenge login, agent linking (decisions.md 5).
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { isPlainObject } from '../../lib/records.js';
+import { isPlainObject } from 'provenant';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';

@@ -7,7 +7,7 @@
 // not the rules: the caller's `decide` callback turns the counts into a charge.
 import canonicalize from 'canonicalize';
 import type { Db, Queryable } from './db.js';
-import type { SignatureRecord } from '../lib/records.js';
+import type { SignatureRecord } from 'provenant';
 
 export type Pool = 'personal' | 'org';
 export type SignatureSource = 'rest' | 'vault';

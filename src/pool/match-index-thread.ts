@@ -4,9 +4,9 @@
 // order: a query sees every add posted before it. The thread does not keep the
 // process alive; it is referenced only while an answer is awaited.
 import { Worker } from 'node:worker_threads';
-import { HASH_TYPES, type Match, type MatchQuery } from '../../lib/match-index.js';
-import type { HashType } from '../../lib/types.js';
-import { compiledWorkerFile } from '../../pool/index.js';
+import { HASH_TYPES, type Match, type MatchQuery } from '../lib/match-index.js';
+import type { HashType } from '../lib/types.js';
+import { compiledWorkerFile } from './index.js';
 
 export type IndexRequest =
   /** fps: fingerprint objects, or their JSON text (parsed on the thread) */

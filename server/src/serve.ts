@@ -4,8 +4,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Db } from '../store/db.js';
-import { createSqliteStore } from '../store/index.js';
+import { Db } from './store/db.js';
+import { createSqliteStore } from './store/index.js';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { ServerDeps } from './deps.js';

@@ -10,7 +10,7 @@ import {
   normalizeRecord,
   type Intent,
   type SignatureRecord,
-} from '../../lib/records.js';
+} from 'provenant';
 
 /** Spec 8: thumbnails are data:image/ URIs of at most 15,000 characters. */
 export const THUMBNAIL_MAX = 15_000;

@@ -8,25 +8,31 @@
 //   `store.signatures.pendingEvents()`.
 // - the perceptual match index subscribes with `store.signatures.subscribe({stored,
 //   revoked})` and loads existing rows with `store.signatures.listFingerprinted()`.
-import { didFromAgentKey, normalizeAgentKey, parseAgentKey, parseSignatureHex, quotaSyncMessage, toBase64, verifyBytes } from '../../lib/identity.js';
 import {
   InvalidFieldError,
   actionHash,
   canonicalRecordBytes,
   canonicalRevocationBytes,
   commentProblem,
+  didFromAgentKey,
   isHex64,
   isPlainObject,
+  normalizeAgentKey,
+  parseAgentKey,
   parseRecord,
   parseRevocation,
+  parseSignatureHex,
+  quotaSyncMessage,
   recordValueProblem,
+  toBase64,
+  verifyBytes,
   verifyRecord,
   verifyRevocation,
   type FreeFormField,
   type SignatureRecord,
-} from '../../lib/records.js';
-import type { NewSignature, OutboxEvent, StoredSignature } from '../../store/signatures.js';
-import type { User } from '../../store/accounts.js';
+} from 'provenant';
+import type { NewSignature, OutboxEvent, StoredSignature } from '../store/signatures.js';
+import type { User } from '../store/accounts.js';
 import { serverCellAgentKey, signManyWithCell, signWithCell } from '../accounts/cells.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';

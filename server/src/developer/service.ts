@@ -1,7 +1,7 @@
 // Developer apps (decisions.md 5): an app's client_id is its UUID; its owner may mint
 // session tokens that carry the app (`app_id`).
 import { randomUUID } from 'node:crypto';
-import type { App } from '../../store/accounts.js';
+import type { App } from '../store/accounts.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { issueSessionToken, SESSION_TTL_SECONDS } from '../auth/tokens.js';

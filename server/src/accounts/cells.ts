@@ -3,8 +3,8 @@
 // additional data binds each ciphertext to its user and agent key, so a row copied
 // onto another user does not decrypt.
 import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { agentKeyFromPublicKey, didFromPublicKey, generateSigningKey, parseAgentKey } from '../../lib/identity.js';
-import { StoreConflictError } from '../../store/accounts.js';
+import { agentKeyFromPublicKey, didFromPublicKey, generateSigningKey, parseAgentKey } from 'provenant';
+import { StoreConflictError } from '../store/accounts.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { loadSecret } from '../secrets.js';

@@ -4,9 +4,7 @@
 // uploads cannot exhaust memory), and decoding only in the worker pool (the event
 // loop never decodes or hashes a file).
 import type { Context } from 'koa';
-import { createFingerprintPool, PoolError, type FingerprintPool } from '../../pool/index.js';
-import { FingerprintError } from '../../media/errors.js';
-import type { Fingerprint } from '../../lib/types.js';
+import { createFingerprintPool, FingerprintError, PoolError, type Fingerprint, type FingerprintPool } from 'provenant';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { discardBody, readRawBody } from '../body.js';

@@ -2,8 +2,8 @@
 // test helper) and passed down explicitly.
 import type { Context } from 'koa';
 import type { Config } from './config.js';
-import type { Db } from '../store/db.js';
-import type { Store } from '../store/index.js';
+import type { Db } from './store/db.js';
+import type { Store } from './store/index.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
 

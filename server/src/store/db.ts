@@ -11,7 +11,7 @@
 import sqlite3 from 'sqlite3';
 import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { packageRoot } from '../lib/wasm.js';
+import { packageRoot } from '../../../src/lib/wasm.js';
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
 export type Params = SqlValue[] | Record<string, SqlValue>;
@@ -126,7 +126,7 @@ class Connection implements Queryable {
 /** Reader connections: libuv runs 4 file-system/sqlite jobs at once by default. */
 const READERS = 4;
 
-const MIGRATIONS_DIR = join(packageRoot, 'src', 'store', 'migrations');
+const MIGRATIONS_DIR = join(packageRoot, 'server', 'src', 'store', 'migrations');
 
 /**
  * The database holds e-mail addresses and password hashes: only its owner may read it.

@@ -2,8 +2,8 @@
 // SIGTERM/SIGINT stop it gracefully (stop accepting, finish in-flight requests, close
 // the pool and the database).
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../server/config.js';
-import { startServer } from '../server/serve.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { startServer } from '../serve.js';
 
 export interface CliIo {
   stdout: { write(s: string): unknown };

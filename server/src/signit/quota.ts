@@ -2,8 +2,8 @@
 // a sign draws on, and the quota state shown to clients. Pure rules over counts; the
 // store counts inside the insert transaction and calls `decideCharge` with the counts.
 import { ApiError } from '../errors.js';
-import type { ChargeDecision, PoolUsage } from '../../store/signatures.js';
-import type { OrgTier, UserTier } from '../../store/accounts.js';
+import type { ChargeDecision, PoolUsage } from '../store/signatures.js';
+import type { OrgTier, UserTier } from '../store/accounts.js';
 
 /** Personal signs per month (spec 8); a hard block. */
 export const PERSONAL_LIMITS: Record<UserTier, number> = { free: 2, premium: 100, premium_plus: 1000 };

@@ -9,24 +9,24 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ORG_TIERS, USER_TIERS, StoreConflictError, type OrgTier, type UserTier } from '../store/accounts.js';
-import { ConfigError, loadConfig } from '../server/config.js';
-import type { ServerDeps } from '../server/deps.js';
-import { ApiError } from '../server/errors.js';
-import { createLogger } from '../server/log.js';
-import { createServerCell } from '../server/accounts/cells.js';
-import { createUserAccount } from '../server/accounts/service.js';
+import { ConfigError, loadConfig } from '../config.js';
+import type { ServerDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import { createLogger } from '../log.js';
+import { createServerCell } from '../accounts/cells.js';
+import { createUserAccount } from '../accounts/service.js';
 import {
   displayName as displayNameSchema,
   email as emailSchema,
   password as passwordSchema,
   username as usernameSchema,
-} from '../server/auth/schema.js';
-import { issueSessionToken } from '../server/auth/tokens.js';
-import { APP_SCOPES, createAppBody } from '../server/developer/schema.js';
-import { createApp } from '../server/developer/service.js';
-import { zodMessage } from '../server/middleware.js';
+} from '../auth/schema.js';
+import { issueSessionToken } from '../auth/tokens.js';
+import { APP_SCOPES, createAppBody } from '../developer/schema.js';
+import { createApp } from '../developer/service.js';
+import { zodMessage } from '../middleware.js';
 import type { CliIo } from './serve.js';
-import { USAGE_ERROR, UsageError } from './usage.js';
+import { USAGE_ERROR, UsageError } from 'provenant';
 
 /** A failure once the command line was fine: exit 1. */
 class AdminError extends Error {}
@@ -288,7 +288,7 @@ export async function admin(argv: string[], io: CliIo = process): Promise<number
     if (values['data-dir'] !== undefined) env.PROVENANT_DATA_DIR = values['data-dir'];
     const config = loadConfig(env);
     // the server's modules (most of the CLI's start-up time) load only for a command that runs
-    const { databaseFile, openDeps } = await import('../server/serve.js');
+    const { databaseFile, openDeps } = await import('../serve.js');
     // A mistyped --data-dir would otherwise get an empty database of its own, and a
     // "no user" answer that hides the real mistake.
     const file = databaseFile(config);

@@ -2,8 +2,8 @@
 // login and the admin CLI all come through createUserAccount), so every user gets
 // a personal organization (decisions.md 5).
 import { randomUUID } from 'node:crypto';
-import { didFromAgentKey } from '../../lib/identity.js';
-import { StoreConflictError, type User, type UserTier } from '../../store/accounts.js';
+import { didFromAgentKey } from 'provenant';
+import { StoreConflictError, type User, type UserTier } from '../store/accounts.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { hashPassword } from '../auth/passwords.js';
