@@ -1,6 +1,8 @@
 // Small pieces shared by the benches.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compiledFile } from '../src/lib/wasm.js';
+import { compiledFile, packageRoot } from '../src/lib/wasm.js';
 
 /** xorshift32: a seeded generator of 32-bit unsigned integers, so runs are repeatable. */
 export function xorshift(seed: number): () => number {
@@ -28,12 +30,16 @@ export function cpuMs(fn: () => void): number {
 }
 
 /**
- * A module of the compiled package (dist/, made by `npm run build`), typed as its
- * source: the server benches load the server as `npm start` runs it. Loaded through
- * tsx instead, its closures are wrapped for tsx's keepNames (a property definition
- * per closure made, several per request), which cost the server a fifth of its
- * requests per second in side-by-side runs.
+ * A module as compiled by `npm run build`, named by its source path with a .js ending
+ * ('src/...' is in dist/src/, 'server/src/...' in server/dist/), typed as its source:
+ * the server benches load the server as `npm start` runs it. Loaded through tsx
+ * instead, its closures are wrapped for tsx's keepNames (a property definition per
+ * closure made, several per request), which cost the server a fifth of its requests
+ * per second in side-by-side runs.
  */
 export async function compiled<T>(srcPath: string): Promise<T> {
-  return (await import(pathToFileURL(compiledFile(srcPath)).href)) as T;
+  const server = /^server\/src\/(.*)$/.exec(srcPath);
+  const file = server ? join(packageRoot, 'server', 'dist', server[1]) : compiledFile(srcPath);
+  if (!existsSync(file)) throw new Error(`${file} is missing; run "npm run build:ts" to compile it`);
+  return (await import(pathToFileURL(file).href)) as T;
 }

@@ -1,6 +1,7 @@
 // `npm test`: the type check, a fresh compile of the parts that run as plain JS
-// (workers load from dist/), then every uvu suite with the default WebAssembly
-// build, and the library suites again with the scalar build. Ends with the line
+// (workers load from dist/, `provenant serve` from server/dist/), then every uvu
+// suite with the default WebAssembly build, and the library suites again with the
+// scalar build. Ends with the line
 // "N passed, N failed[, N skipped]" and exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -47,7 +48,8 @@ function suite(label, pattern, env) {
 }
 
 step('type check (tsc --noEmit)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit']);
-step('compile workers and CLI (tsc -p tsconfig.build.json)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
+step('compile the library (tsc -p tsconfig.build.json)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
+step('compile the server (tsc -p server/tsconfig.json)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'server/tsconfig.json']);
 if (!existsSync(`${root}build/core.simd.wasm`)) step('build WebAssembly', process.execPath, ['scripts/build-wasm.mjs']);
 suite('all suites (default WebAssembly build)', '.*\\.test\\.ts$', {});
 suite('library suites again with the scalar WebAssembly build', '^(lib|assembly)/.*\\.test\\.ts$', { PROVENANT_WASM: 'scalar' });

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `provenant <command> ...`: one line per command in COMMANDS; each command lives in
-// its own file under src/cli/ and is loaded only when it runs. Every command answers
+// its own file under src/cli/ and is loaded only when it runs. `serve` and `admin` live
+// in the server package (@provenant/server, the server/ workspace), which this library
+// does not depend on: they load from it when it is installed. Every command answers
 // --help with its own usage on stdout (exit 0), and a usage error as usage.ts says.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,12 +11,32 @@ import { USAGE_ERROR } from './usage.js';
 
 export type Command = (args: string[]) => Promise<number>;
 
+const SERVER_PACKAGE = '@provenant/server';
+
+/** A command of the server package, or one that says how to install it (exit 1). */
+async function serverCommand(name: string): Promise<{ run: Command }> {
+  const specifier = `${SERVER_PACKAGE}/cli/${name}`;
+  try {
+    // resolved first, so that only the package's absence reads as "not installed"
+    import.meta.resolve(specifier);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !(err as Error).message.includes(`'${SERVER_PACKAGE}'`)) throw err;
+    return {
+      run: async () => {
+        process.stderr.write(`provenant ${name} needs ${SERVER_PACKAGE}: npm install ${SERVER_PACKAGE}\n`);
+        return 1;
+      },
+    };
+  }
+  return (await import(specifier)) as { run: Command };
+}
+
 const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   fingerprint: () => import('./fingerprint.js'),
   integrity: () => import('./integrity.js'),
-  serve: () => import('../../server/src/cli/serve.js'),
+  serve: () => serverCommand('serve'),
   sha256: () => import('./sha256.js'),
-  admin: () => import('../../server/src/cli/admin.js'),
+  admin: () => serverCommand('admin'),
 };
 
 const USAGE = `usage: provenant <command> [options]   (provenant <command> --help for its own)

@@ -22,12 +22,15 @@ function chooseFlavor(): WasmFlavor {
   return simdSupported ? 'simd' : 'scalar';
 }
 
+/** The nearest directory above this module whose package.json names this package: the
+ *  repository, or node_modules/provenant where it is installed (which has no asconfig.json). */
 function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'asconfig.json'))) return dir;
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'provenant') return dir;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('provenant: cannot find the package root (asconfig.json)');
+    if (parent === dir) throw new Error('provenant: cannot find the package root (a package.json named "provenant")');
     dir = parent;
   }
 }

@@ -5,10 +5,11 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../../src/lib/wasm.js';
 
-// Our package.json promises a Node range (engines.node); every package that
-// runs with us (the runtime dependencies and theirs, as installed) must admit
-// that whole range, or an install on the oldest Node we promise breaks. A
-// dependency bump that narrows its engines is caught here.
+// Our package.json promises a Node range (engines.node), and the server's the same
+// one; every package that runs with us (the runtime dependencies of the library and
+// of the server, and theirs, as installed) must admit that whole range, or an install
+// on the oldest Node we promise breaks. A dependency bump that narrows its engines is
+// caught here.
 
 interface SemverComparator { semver: { version: string; prerelease: readonly unknown[] } }
 interface Semver {
@@ -60,6 +61,7 @@ function resolveManifest(name: string, from: string): string | null {
 }
 
 const root = readManifest(join(packageRoot, 'package.json'));
+const server = readManifest(join(packageRoot, 'server', 'package.json'));
 const ours = root.engines?.node ?? '';
 
 test('the check itself: unions, gaps, and narrower ranges', () => {
@@ -75,6 +77,7 @@ test('the check itself: unions, gaps, and narrower ranges', () => {
 
 test('every runtime dependency, direct and transitive, admits our engines.node', () => {
   assert.ok(semver.minVersion(ours), `package.json engines.node is a range: ${ours}`);
+  assert.is(server.engines?.node, ours, 'server/package.json promises the same engines.node');
   const refused: string[] = [];
   const seen = new Set<string>();
   const walk = (names: Iterable<string>, from: string, optional: boolean): void => {
@@ -94,6 +97,7 @@ test('every runtime dependency, direct and transitive, admits our engines.node',
     }
   };
   walk(Object.keys(root.dependencies ?? {}), packageRoot, false);
+  walk(Object.keys(server.dependencies ?? {}), join(packageRoot, 'server'), false);
   assert.ok(seen.size > Object.keys(root.dependencies ?? {}).length, 'the walk reached transitive dependencies');
   assert.equal(refused, [], `we promise node ${ours}`);
 });
