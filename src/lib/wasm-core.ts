@@ -25,8 +25,15 @@ export const simdSupported: boolean = WebAssembly.validate(SIMD_PROBE);
 /** Which build the library runs: the loader sets it once (PROVENANT_WASM in Node, initWasm's option in a browser). */
 export let wasmFlavor: WasmFlavor = simdSupported ? 'simd' : 'scalar';
 
+/**
+ * A compiled WebAssembly.Module. The published declarations name no WebAssembly type:
+ * TypeScript declares them in the DOM library only, which a Node project's settings
+ * need not include, and only loadKernel instantiates a module.
+ */
+export type CompiledModule = object;
+
 /** A compiled kernel module by name and build; throws when it cannot be had. */
-export type ModuleLoader = (name: string, flavor: WasmFlavor) => WebAssembly.Module;
+export type ModuleLoader = (name: string, flavor: WasmFlavor) => CompiledModule;
 
 let loader: ModuleLoader = (name, flavor) => {
   throw new Error(`provenant: no loader for the WebAssembly module ${name}.${flavor}: in a browser await initWasm() first; in Node import src/lib/wasm.js (the package entry does)`);
@@ -41,7 +48,8 @@ export function setModuleLoader(load: ModuleLoader, flavor: WasmFlavor): void {
 
 /** Exports every kernel module has (assembly/common/memory.ts). */
 export interface BaseExports {
-  memory: WebAssembly.Memory;
+  /** The module's WebAssembly.Memory, by the one property used (see CompiledModule). */
+  memory: { readonly buffer: ArrayBuffer };
   scratch(len: number): number;
   alloc(len: number): number;
   release(ptr: number): void;
@@ -94,7 +102,7 @@ export function loadKernel<E extends BaseExports>(name: string, flavor: WasmFlav
   const key = `${name}.${flavor}`;
   let kernel = cache.get(key);
   if (kernel === undefined) {
-    const instance = new WebAssembly.Instance(loader(name, flavor), {
+    const instance = new WebAssembly.Instance(loader(name, flavor) as WebAssembly.Module, {
       env: {
         abort(_msg: number, _file: number, line: number, col: number): never {
           throw new Error(`provenant: ${key}.wasm aborted at ${line}:${col}`);

@@ -4,6 +4,7 @@
 // of memory fails alone, and Piscina replaces its worker for the next task; native
 // image decoders run in each worker's decoder sandbox process (worker-sandbox.ts).
 import { availableParallelism } from 'node:os';
+import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { compiledFile } from '../lib/wasm.js';
 import { FingerprintError, type FingerprintOutcome } from '../media/errors.js';
@@ -39,9 +40,11 @@ export interface FingerprintPool {
    */
   fingerprint(bytes: Uint8Array): Promise<Fingerprint | null>;
   /** Runs the task file dist/workers/<taskName>.js with `payload`. */
-  run<R = unknown>(taskName: string, payload: unknown, transferList?: Transferable[]): Promise<R>;
+  run<R = unknown>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R>;
   /** Tasks waiting for a worker. */
   readonly queueSize: number;
+  /** Worker threads running now (idle ones end after 30 s; at least one stays). */
+  readonly threads: number;
   /** Waits for running tasks, then ends the workers. */
   close(): Promise<void>;
 }
@@ -140,7 +143,7 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
   });
   let closed = false;
 
-  async function run<R>(taskName: string, payload: unknown, transferList?: Transferable[]): Promise<R> {
+  async function run<R>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R> {
     if (closed) throw new PoolError('closed', 'the worker pool is closed');
     const filename = fileFor(taskName);
     if (piscina.queueSize >= piscina.options.maxQueue) throw new PoolBusyError();
@@ -174,6 +177,9 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
     run,
     get queueSize() {
       return piscina.queueSize;
+    },
+    get threads() {
+      return piscina.threads.length;
     },
     async close() {
       closed = true;
