@@ -1,5 +1,4 @@
 // What every feature router receives, and what the auth layer puts on ctx.state.
-import type { Db } from './store/db.js';
 
 /** The caller, as established by the auth middleware (src/server/auth/). */
 export interface AuthState {

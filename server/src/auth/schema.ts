@@ -1,6 +1,6 @@
 // Request bodies of /api/v1/auth (decisions.md 5).
 import { z } from 'zod';
-import { PUBLIC_FIELDS } from '../store/accounts.js';
+import { PUBLIC_FIELDS } from '../store/index.js';
 
 const USERNAME = /^[A-Za-z0-9_.-]{3,32}$/;
 

@@ -1,21 +1,6 @@
-// The store: everything the server and the admin CLI persist, behind one narrow
-// interface. Routes and services see `Store`, never SQL or the Db; a PostgreSQL
-// store would implement the same interfaces (docs/server.md, "the store seam").
-import type { Db } from './db.js';
-import { createSqliteAccountsStore, type AccountsStore } from './accounts.js';
-import { createSqliteSignaturesStore, type SignaturesStore } from './signatures.js';
-
-export interface Store {
-  accounts: AccountsStore;
-  signatures: SignaturesStore;
-}
-
-export function createSqliteStore(db: Db): Store {
-  return {
-    accounts: createSqliteAccountsStore(db),
-    signatures: createSqliteSignaturesStore(db),
-  };
-}
-
-export type { AccountsStore } from './accounts.js';
-export type { SignaturesStore } from './signatures.js';
+// The store: everything the server and the admin CLI persist, behind the interfaces of
+// ./types.ts. Routes and services see `Store`, never an engine; the SQLite engine lives
+// in ./sqlite/ and nothing outside that folder knows SQL (docs/server.md, "The store").
+export * from './types.js';
+export { reducedJson } from './reduced.js';
+export { openSqliteStore, type MigrationListener } from './sqlite/index.js';

@@ -6,9 +6,9 @@ import * as assert from 'uvu/assert';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../server/src/config.js';
-import { startServer } from '../../server/src/serve.js';
-import { Db } from '../../server/src/store/db.js';
+import { loadConfig } from '../../../server/src/config.js';
+import { startServer } from '../../../server/src/serve.js';
+import { Db } from '../../../server/src/store/sqlite/db.js';
 
 const test = suite('store/permissions');
 let root: string;

@@ -1,171 +1,18 @@
-// Signature records, revocations, thumbnails and the event outbox (decisions.md 2, 6, 8).
+// The signatures store on SQLite (decisions.md 2, 6, 8): records, revocations,
+// thumbnails and the event outbox.
 //
 // Records are immutable: a row is inserted once and never updated; revocations and
 // thumbnails are rows of their own linked by action hash. Quota is counted from the
 // stored rows of the period inside the same `BEGIN IMMEDIATE` transaction as the
-// insert, so concurrent signs never overshoot a limit. The store knows the counting,
-// not the rules: the caller's `decide` callback turns the counts into a charge.
+// insert (the one writer serialises every charge), so concurrent signs never overshoot
+// a limit. The store knows the counting, not the rules: the caller's `decide` callback
+// turns the counts into a charge.
 import canonicalize from 'canonicalize';
-import type { Db, Queryable } from './db.js';
 import type { SignatureRecord } from 'provenant';
-
-export type Pool = 'personal' | 'org';
-export type SignatureSource = 'rest' | 'vault';
-
-export interface Revocation {
-  reason: string | null;
-  revoked_at: number;
-  /** The agent key that signed the revocation (the record's signer). */
-  signer: string;
-  /** base64 Ed25519 over canonicalRevocationBytes({action_hash, reason, revoked_at, signer}). */
-  signature: string;
-}
-
-/** The signer's profile as stored, for the public fields of spec 2.1 (gated by public_fields). */
-export interface SignerProfile {
-  display_name: string | null;
-  username: string | null;
-  profile_picture: string | null;
-  public_fields: string[];
-}
-
-export interface StoredSignature {
-  seq: number;
-  action_hash: string;
-  record: SignatureRecord;
-  signature: string;
-  user_id: string;
-  app_id: string | null;
-  source: SignatureSource;
-  published_at: number;
-  pool: Pool;
-  org_id: string | null;
-  overage: boolean;
-  revocation: Revocation | null;
-  thumbnail: string | null;
-  /** The profile of the account that holds the signer's key now (or made the record). */
-  profile: SignerProfile | null;
-}
-
-/** A signed record ready to store. */
-export interface NewSignature {
-  record: SignatureRecord;
-  signature: string;
-  action_hash: string;
-  userId: string;
-  appId: string | null;
-  source: SignatureSource;
-}
-
-/** Signs counted in the period, read inside the insert transaction. */
-export interface PoolUsage {
-  /** Signs charged to the user's personal quota. */
-  personalUsed: number;
-  /** Signs charged to the org pool (null when no org is involved). */
-  orgUsed: number | null;
-  /** Of those, signs beyond the org's included amount. */
-  orgOverage: number | null;
-}
-
-/** Where a write is charged: the pool and, per record, whether it is overage. */
-export interface ChargeDecision {
-  pool: Pool;
-  orgId: string | null;
-  /** One flag per record, in order; true = beyond a paid org tier's included signs. */
-  overage: boolean[];
-}
-
-export interface Charge {
-  /** Whose personal quota is counted. */
-  userId: string;
-  /** The sponsoring org pool, if any. */
-  orgId: string | null;
-  /** The quota period: [start, end) in Unix ms. */
-  periodStart: number;
-  periodEnd: number;
-  /** Turns the counts into a charge; throws to refuse (nothing is written then). */
-  decide(usage: PoolUsage, requested: number): ChargeDecision;
-}
-
-/** A row for the webhook dispatcher (decisions.md 8), written with its cause. */
-export interface OutboxEvent {
-  appId: string;
-  type: string;
-  /** The event-specific fields of spec 6 (the dispatcher adds `event` and `timestamp`). */
-  payload: Record<string, unknown>;
-}
-
-export interface NewRevocation extends Revocation {
-  action_hash: string;
-  source: SignatureSource;
-  appId: string | null;
-}
-
-/** A fingerprinted record, for the perceptual match index (the matching issue). */
-export interface FingerprintedSignature {
-  seq: number;
-  action_hash: string;
-  record: SignatureRecord;
-  revoked: boolean;
-}
-
-/**
- * Observers of writes, told after the transaction commits: the verify cache, and the
- * perceptual match index (it subscribes to `stored` and `revoked`).
- */
-export interface SignatureObserver {
-  stored?(signatures: readonly StoredSignature[]): void;
-  revoked?(actionHash: string, fileHash: string, revocation: Revocation): void;
-  thumbnail?(actionHash: string, fileHash: string): void;
-}
-
-export interface SignaturesStore {
-  /**
-   * Counts the period's usage, lets `charge.decide` choose the pool (or refuse by
-   * throwing), inserts every record and the outbox rows: all in one transaction, all
-   * or nothing. Returns the decision.
-   */
-  insertSignatures(rows: readonly NewSignature[], charge: Charge, events?: readonly OutboxEvent[]): Promise<ChargeDecision>;
-  /** Usage of the period, read on the reader (for quota displays; signing recounts inside its transaction). */
-  countUsage(userId: string, orgId: string | null, periodStart: number, periodEnd: number): Promise<PoolUsage>;
-  get(actionHash: string): Promise<StoredSignature | undefined>;
-  /** Every record of a file, oldest first, with revocation and signer profile. */
-  findByFileHash(fileHash: string): Promise<StoredSignature[]>;
-  /** Records of the given signers, oldest first. */
-  findBySigners(agentKeys: readonly string[]): Promise<StoredSignature[]>;
-  /** Records made by the user or signed by any agent key linked to the user, newest first. */
-  findForUser(userId: string): Promise<StoredSignature[]>;
-  /**
-   * Stores a revocation and its outbox rows in one transaction. 'unknown' when no such
-   * record exists, 'already_revoked' when it has one.
-   */
-  insertRevocation(revocation: NewRevocation, events?: readonly OutboxEvent[]): Promise<'revoked' | 'unknown' | 'already_revoked'>;
-  /** Sets (or replaces) the thumbnail of a record. False when the record is unknown. */
-  setThumbnail(actionHash: string, dataUri: string, now: number): Promise<boolean>;
-  /** Fingerprinted records after `afterSeq` in insertion order: the match index's initial load. */
-  listFingerprinted(afterSeq: number, limit: number): Promise<FingerprintedSignature[]>;
-  /**
-   * The reduced shape's stored fields (spec 2.3: file_hash, signer, signed_at, intent,
-   * ai_generation, content_rights) of the fingerprinted records with these seqs (the
-   * match index's ids) as JSON object text, made by SQLite when the record was stored; in
-   * no particular order; unknown seqs and records without a fingerprint are skipped.
-   */
-  reducedBySeqs(seqs: readonly number[]): Promise<{ seq: number; signed_at: number; json: string }[]>;
-  /**
-   * Perceptual hashes (JSON text, as SQLite's -> extracts it from the record: parsed by
-   * whoever indexes them) and signed_at of the fingerprinted records with
-   * `afterSeq < seq <= upToSeq`, in seq order: the match index's lean load, in ranges
-   * that can be read concurrently.
-   */
-  listPerceptualHashes(afterSeq: number, upToSeq: number): Promise<{ seq: number; signed_at: number; perceptual_hash_json: string | null }[]>;
-  /** The highest seq stored so far (0 when there is none). */
-  lastSeq(): Promise<number>;
-  /** Undelivered outbox rows, oldest first (for the webhook dispatcher). */
-  pendingEvents(limit: number): Promise<{ id: number; app_id: string; type: string; payload: Record<string, unknown>; created_at: number }[]>;
-  markEventDispatched(id: number, now: number): Promise<void>;
-  /** Registers an observer; returns the function that removes it. */
-  subscribe(observer: SignatureObserver): () => void;
-}
+import { reducedJson } from '../reduced.js';
+import type { OutboxEvent, QuotaSource, QuotaUsage, SignaturesStore, SignatureSource, StoredSignature } from '../types.js';
+import type { Db, Queryable } from './db.js';
+import type { SqliteChangeFeed } from './feed.js';
 
 interface SignatureRow {
   seq: number;
@@ -176,7 +23,7 @@ interface SignatureRow {
   app_id: string | null;
   source: SignatureSource;
   published_at: number;
-  pool: Pool;
+  pool: QuotaSource; // the column keeps its name from migration 002
   org_id: string | null;
   overage: number;
   r_reason: string | null;
@@ -223,7 +70,7 @@ function fromRow(row: SignatureRow): StoredSignature {
     app_id: row.app_id,
     source: row.source,
     published_at: row.published_at,
-    pool: row.pool,
+    quota: row.pool,
     org_id: row.org_id,
     overage: row.overage === 1,
     revocation:
@@ -243,7 +90,7 @@ function fromRow(row: SignatureRow): StoredSignature {
   };
 }
 
-async function countUsageOn(q: Queryable, userId: string, orgId: string | null, start: number, end: number): Promise<PoolUsage> {
+async function countUsageOn(q: Queryable, userId: string, orgId: string | null, start: number, end: number): Promise<QuotaUsage> {
   const personal = await q.get<{ n: number }>(
     `SELECT COUNT(*) AS n FROM signatures WHERE pool = 'personal' AND user_id = ? AND published_at >= ? AND published_at < ?`,
     [userId, start, end],
@@ -272,26 +119,14 @@ async function insertEvents(q: Queryable, events: readonly OutboxEvent[], now: n
   }
 }
 
-export function createSqliteSignaturesStore(db: Db): SignaturesStore {
-  const observers = new Set<SignatureObserver>();
-  const notify = (fn: (o: SignatureObserver) => void): void => {
-    for (const o of observers) {
-      try {
-        fn(o);
-      } catch {
-        // an observer's failure must not turn a committed write into an error
-      }
-    }
-  };
-
+export function createSqliteSignaturesStore(db: Db, feed: SqliteChangeFeed): SignaturesStore {
   return {
     async insertSignatures(rows, charge, events = []) {
       const publishedAt = Date.now();
-      const seqs: number[] = [];
-      const decision = await db.transaction(async (tx) => {
+      return feed.write(async (tx, changes) => {
         const usage = await countUsageOn(tx, charge.userId, charge.orgId, charge.periodStart, charge.periodEnd);
         const d = charge.decide(usage, rows.length);
-        seqs.length = 0;
+        const seqs: number[] = [];
         for (let i = 0; i < rows.length; i++) {
           const s = rows[i];
           const text = canonicalize(s.record);
@@ -310,33 +145,19 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
             s.appId,
             s.source,
             publishedAt,
-            d.pool,
-            d.pool === 'org' ? d.orgId : null,
+            d.quota,
+            d.quota === 'org' ? d.orgId : null,
             d.overage[i] ? 1 : 0,
           ]);
           seqs.push(lastID);
+          if (s.record.perceptual_hash !== null) {
+            await tx.run('INSERT INTO signature_reduced (seq, signed_at, reduced) VALUES (?, ?, ?)', [lastID, s.record.signed_at, reducedJson(s.record)]);
+          }
         }
+        if (seqs.length > 0) await changes.appendStored(seqs[0], seqs[seqs.length - 1], publishedAt);
         await insertEvents(tx, events, publishedAt);
         return d;
-      });
-      const stored: StoredSignature[] = rows.map((s, i) => ({
-        seq: seqs[i],
-        action_hash: s.action_hash,
-        record: s.record,
-        signature: s.signature,
-        user_id: s.userId,
-        app_id: s.appId,
-        source: s.source,
-        published_at: publishedAt,
-        pool: decision.pool,
-        org_id: decision.pool === 'org' ? decision.orgId : null,
-        overage: decision.overage[i] === true,
-        revocation: null,
-        thumbnail: null,
-        profile: null,
-      }));
-      notify((o) => o.stored?.(stored));
-      return decision;
+      }, 'user');
     },
 
     countUsage(userId, orgId, start, end) {
@@ -371,52 +192,45 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
 
     async insertRevocation(rev, events = []) {
       const now = Date.now();
-      const outcome = await db.transaction(async (tx) => {
+      return feed.write(async (tx, changes) => {
         const found = await tx.get<{ file_hash: string; revoked: number | null }>(
           `SELECT s.file_hash, r.revoked_at AS revoked FROM signatures s
            LEFT JOIN revocations r ON r.action_hash = s.action_hash WHERE s.action_hash = ?`,
           [rev.action_hash],
         );
-        if (found === undefined) return { status: 'unknown' as const, fileHash: '' };
-        if (found.revoked !== null) return { status: 'already_revoked' as const, fileHash: found.file_hash };
+        if (found === undefined) return 'unknown';
+        if (found.revoked !== null) return 'already_revoked';
         await tx.run(
           `INSERT INTO revocations (action_hash, signer, reason, revoked_at, signature, source, app_id, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
           [rev.action_hash, rev.signer, rev.reason, rev.revoked_at, rev.signature, rev.source, rev.appId, now],
         );
         await insertEvents(tx, events, now);
-        return { status: 'revoked' as const, fileHash: found.file_hash };
+        await changes.append({ kind: 'revoked', file_hash: found.file_hash, action_hash: rev.action_hash, at: now });
+        return 'revoked';
       });
-      if (outcome.status === 'revoked') {
-        const { reason, revoked_at, signer, signature } = rev;
-        notify((o) => o.revoked?.(rev.action_hash, outcome.fileHash, { reason, revoked_at, signer, signature }));
-      }
-      return outcome.status;
     },
 
     async setThumbnail(actionHash, dataUri, now) {
-      const fileHash = await db.transaction(async (tx) => {
+      return feed.write(async (tx, changes) => {
         const found = await tx.get<{ file_hash: string }>('SELECT file_hash FROM signatures WHERE action_hash = ?', [actionHash]);
-        if (found === undefined) return null;
+        if (found === undefined) return false;
         await tx.run(
           `INSERT INTO thumbnails (action_hash, data, set_at) VALUES (?, ?, ?)
            ON CONFLICT (action_hash) DO UPDATE SET data = excluded.data, set_at = excluded.set_at`,
           [actionHash, dataUri, now],
         );
-        return found.file_hash;
+        await changes.append({ kind: 'thumbnail', file_hash: found.file_hash, action_hash: actionHash, at: now });
+        return true;
       });
-      if (fileHash === null) return false;
-      notify((o) => o.thumbnail?.(actionHash, fileHash));
-      return true;
     },
 
     async reducedBySeqs(seqs) {
       if (seqs.length === 0) return [];
-      // Kept as JSON text beside the record (migration 003), handed over as one text, a
-      // line "seq,signed_at,json" per record: turning 100 rows into JS objects costs the
-      // event loop more than splitting one string. JSON text from json_object holds no
-      // raw line feed (control characters are escaped). The seqs go in as one JSON
-      // array: node-sqlite3 spends ~0.5 µs of the event loop on each bound parameter,
+      // Kept as JSON text beside the record (migration 003, reducedJson), handed over as
+      // one text, a line "seq,signed_at,json" per record: turning 100 rows into JS objects
+      // costs the event loop more than splitting one string. JSON text holds no raw line
+      // feed (control characters are escaped). The seqs go in as one JSON array: node-sqlite3 spends ~0.5 µs of the event loop on each bound parameter,
       // and one statement text serves every count (readers keep it prepared).
       const row = await db.get<{ lines: string | null }>(
         `SELECT group_concat(seq || ',' || signed_at || ',' || reduced, char(10)) AS lines
@@ -475,9 +289,5 @@ export function createSqliteSignaturesStore(db: Db): SignaturesStore {
       await db.run('UPDATE event_outbox SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL', [now, id]);
     },
 
-    subscribe(observer) {
-      observers.add(observer);
-      return () => observers.delete(observer);
-    },
   };
 }

@@ -1,4 +1,4 @@
-// The SQLite connection pair behind every store module.
+// The SQLite connections behind every module of the SQLite engine.
 //
 // One writer connection runs every read-then-write as `BEGIN IMMEDIATE` in strict
 // sequence (sqlite3 shares one connection between callers, so interleaved
@@ -9,9 +9,10 @@
 // calls, each stepped to its end or reset at once, so that none holds a read snapshot.
 // Only parameterised statements: values are never spliced into SQL.
 import sqlite3 from 'sqlite3';
-import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { packageRoot } from '../../../src/lib/wasm.js';
+import { fileURLToPath } from 'node:url';
+import { StoreConflictError, StoreNotFoundError } from '../types.js';
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
 export type Params = SqlValue[] | Record<string, SqlValue>;
@@ -123,10 +124,48 @@ class Connection implements Queryable {
   }
 }
 
+/** The store's name for each UNIQUE column SQLite reports (`table.column`). */
+const UNIQUE_WHAT: Record<string, string> = {
+  'users.email': 'email',
+  'users.username': 'username',
+  'agents.agent_key': 'agent_key',
+  'cells.agent_key': 'agent_key',
+  'cells.user_id': 'cell',
+  'signatures.action_hash': 'action_hash',
+  'orgs.id': 'org',
+  'orgs.owner_id': 'personal_org', // orgs_one_personal
+  'apps.id': 'app',
+  'challenges.hash': 'challenge',
+};
+
+/**
+ * SQLite's constraint failures as the store's typed errors, so that no caller reads
+ * SQLite's messages: a UNIQUE failure names its `table.column`, a FOREIGN KEY failure
+ * names nothing, so the caller says what was `missing` ('row' when it did not).
+ * Anything else is returned unchanged.
+ */
+export function storeError(err: unknown, missing = 'row'): unknown {
+  if (err instanceof StoreConflictError || err instanceof StoreNotFoundError || !(err instanceof Error)) return err;
+  const unique = /UNIQUE constraint failed: (\w+\.\w+)/.exec(err.message);
+  if (unique !== null) return new StoreConflictError(UNIQUE_WHAT[unique[1]] ?? unique[1]);
+  if (/FOREIGN KEY constraint failed/.test(err.message)) return new StoreNotFoundError(missing);
+  return err;
+}
+
 /** Reader connections: libuv runs 4 file-system/sqlite jobs at once by default. */
 const READERS = 4;
 
-const MIGRATIONS_DIR = join(packageRoot, 'server', 'src', 'store', 'migrations');
+/** The server package's directory (its package.json names it), found from this module
+ *  whether it runs from src/ (tsx) or dist/: the .sql migrations stay in src/. */
+function serverRoot(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === '@provenant/server') return dir;
+    if (dirname(dir) === dir) throw new Error('cannot find the server package root (a package.json named "@provenant/server")');
+  }
+}
+
+const MIGRATIONS_DIR = join(serverRoot(), 'src', 'store', 'sqlite', 'migrations');
 
 /**
  * The database holds e-mail addresses and password hashes: only its owner may read it.
@@ -147,7 +186,7 @@ function ownerOnly(file: string): void {
   }
 }
 
-/** `NNN_name.sql` files in src/store/migrations, applied once each, in order. */
+/** `NNN_name.sql` files in src/store/sqlite/migrations, applied once each, in order. */
 export function listMigrations(dir = MIGRATIONS_DIR): { version: number; name: string; sql: string }[] {
   return readdirSync(dir)
     .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
@@ -242,10 +281,11 @@ export class Db implements Queryable {
 
   /**
    * Runs `work` inside `BEGIN IMMEDIATE ... COMMIT` on the writer, after every
-   * transaction queued before it; rolls back and rethrows if `work` throws. Every
-   * read-then-write (quota, codes, revocation) goes through here.
+   * transaction queued before it; rolls back and rethrows if `work` throws (a constraint
+   * failure as the store's typed error: see storeError). Every read-then-write (quota,
+   * codes, revocation) goes through here: the one writer is what serialises them.
    */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Queryable) => Promise<T>, missing?: string): Promise<T> {
     const result = this.tail.then(async () => {
       await this.writer.exec('BEGIN IMMEDIATE');
       try {
@@ -254,7 +294,7 @@ export class Db implements Queryable {
         return value;
       } catch (err) {
         await this.writer.exec('ROLLBACK').catch(() => undefined);
-        throw err;
+        throw storeError(err, missing);
       }
     });
     this.tail = result.catch(() => undefined);

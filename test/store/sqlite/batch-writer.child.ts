@@ -1,16 +1,14 @@
-// Child process for test/store/signatures.test.ts: opens the database file given in
+// Child process for test/store/sqlite/engine.test.ts: opens the database file given in
 // argv[2], makes argv[3] records for the user argv[4] with a fresh key, and stores them
 // in one insertSignatures transaction. Prints "in-transaction" once the transaction
 // has begun and "committed" after it commits, then waits to be killed.
 import { randomBytes } from 'node:crypto';
-import { Db } from '../../server/src/store/db.js';
-import { createSqliteSignaturesStore, type NewSignature } from '../../server/src/store/signatures.js';
-import { agentKeyFromPublicKey, generateSigningKey } from '../../src/lib/identity.js';
-import type { SignatureRecord } from '../../src/lib/records.js';
+import { openSqliteStore, type NewSignature } from '../../../server/src/store/index.js';
+import { agentKeyFromPublicKey, generateSigningKey } from '../../../src/lib/identity.js';
+import type { SignatureRecord } from '../../../src/lib/records.js';
 
 const [file, countText, userId] = process.argv.slice(2);
-const db = await Db.open(file);
-const store = createSqliteSignaturesStore(db);
+const store = (await openSqliteStore(file)).signatures;
 const key = generateSigningKey();
 const signer = agentKeyFromPublicKey(key.publicKey);
 const rows: NewSignature[] = [];
@@ -28,7 +26,7 @@ await store.insertSignatures(rows, {
   userId, orgId: null, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
   decide(_usage, requested) {
     process.stdout.write('in-transaction\n');
-    return { pool: 'personal', orgId: null, overage: new Array(requested).fill(false) };
+    return { quota: 'personal', orgId: null, overage: new Array(requested).fill(false) };
   },
 });
 process.stdout.write('committed\n');

@@ -1,0 +1,113 @@
+// The change feed on SQLite: the `changes` table (migration 004), appended in the
+// transaction of its cause. AUTOINCREMENT numbers the rows and the one writer commits
+// them in that order, so seq order is commit order and a reader that has seen seq n has
+// seen every change up to n.
+import type { Change, ChangeFeed } from '../types.js';
+import type { Db, Queryable } from './db.js';
+
+/** A change as its cause writes it (the feed numbers it). */
+export type NewChange = { [K in Change['kind']]: Omit<Extract<Change, { kind: K }>, 'seq'> }[Change['kind']];
+
+/** What a write transaction appends with. */
+export interface FeedWriter {
+  append(change: NewChange): Promise<void>;
+  /**
+   * A 'stored' change for each record with `fromSeq <= seq <= toSeq`, in seq order, as
+   * one statement: a batch of 10,000 records costs one round trip, not 10,000. Only the
+   * caller's transaction inserts records while it runs (one writer), so the range holds
+   * exactly its records.
+   */
+  appendStored(fromSeq: number, toSeq: number, at: number): Promise<void>;
+}
+
+interface ChangeRow {
+  seq: number;
+  kind: Change['kind'];
+  file_hash: string | null;
+  action_hash: string | null;
+  signature_seq: number | null;
+  has_fingerprint: number | null;
+  user_id: string | null;
+  at: number;
+}
+
+function fromRow(r: ChangeRow): Change {
+  switch (r.kind) {
+    case 'stored':
+      return { seq: r.seq, kind: 'stored', file_hash: r.file_hash!, action_hash: r.action_hash!, signature_seq: r.signature_seq!, has_fingerprint: r.has_fingerprint === 1, at: r.at };
+    case 'revoked':
+    case 'thumbnail':
+      return { seq: r.seq, kind: r.kind, file_hash: r.file_hash!, action_hash: r.action_hash!, at: r.at };
+    case 'profile':
+      return { seq: r.seq, kind: 'profile', user_id: r.user_id!, at: r.at };
+  }
+}
+
+export class SqliteChangeFeed implements ChangeFeed {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly db: Db) {}
+
+  async latest(): Promise<number> {
+    // AUTOINCREMENT keeps the largest seq ever used in sqlite_sequence; max(seq) is the
+    // same here (changes are never deleted) and reads the primary key's last entry
+    const row = await this.db.get<{ last: number | null }>('SELECT max(seq) AS last FROM changes');
+    return row?.last ?? 0;
+  }
+
+  async since(afterSeq: number, limit: number): Promise<Change[]> {
+    const rows = await this.db.all<ChangeRow>('SELECT * FROM changes WHERE seq > ? ORDER BY seq LIMIT ?', [afterSeq, limit]);
+    return rows.map(fromRow);
+  }
+
+  onAppend(listener: () => void): () => void {
+    // a wrapper per registration: the same function registered twice is woken twice and
+    // unsubscribed once each
+    const entry = () => listener();
+    this.listeners.add(entry);
+    return () => this.listeners.delete(entry);
+  }
+
+  /**
+   * Runs `work` as one write transaction in which it appends changes, and wakes the
+   * listeners once that transaction has committed any.
+   */
+  async write<T>(work: (tx: Queryable, feed: FeedWriter) => Promise<T>, missing?: string): Promise<T> {
+    let appended = false;
+    const value = await this.db.transaction((tx) => {
+      appended = false; // this attempt's appends only
+      return work(tx, {
+        async append(change) {
+          const c: Omit<ChangeRow, 'seq' | 'has_fingerprint'> & { has_fingerprint: boolean | null } = {
+            file_hash: null, action_hash: null, signature_seq: null, has_fingerprint: null, user_id: null, ...change,
+          };
+          await tx.run(
+            'INSERT INTO changes (kind, file_hash, action_hash, signature_seq, has_fingerprint, user_id, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+            [c.kind, c.file_hash, c.action_hash, c.signature_seq, c.has_fingerprint === null ? null : c.has_fingerprint ? 1 : 0, c.user_id, c.at],
+          );
+          appended = true;
+        },
+        async appendStored(fromSeq, toSeq, at) {
+          const { changes } = await tx.run(
+            `INSERT INTO changes (kind, file_hash, action_hash, signature_seq, has_fingerprint, at)
+             SELECT 'stored', file_hash, action_hash, seq, has_fingerprint, ? FROM signatures WHERE seq >= ? AND seq <= ? ORDER BY seq`,
+            [at, fromSeq, toSeq],
+          );
+          if (changes > 0) appended = true;
+        },
+      });
+    }, missing);
+    if (appended) this.wake();
+    return value;
+  }
+
+  private wake(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // a consumer's failure must not turn a committed write into an error
+      }
+    }
+  }
+}

@@ -1,0 +1,30 @@
+// The SQLite engine: one database file (WAL), its migrations applied at open.
+import type { Store } from '../types.js';
+import { createSqliteAccountsStore } from './accounts.js';
+import { Db, type MigrationListener } from './db.js';
+import { SqliteChangeFeed } from './feed.js';
+import { createSqliteSignaturesStore } from './signatures.js';
+
+/** The store over an open database (engine-specific tests use the Db beside it). */
+export function sqliteStore(db: Db): Store {
+  const feed = new SqliteChangeFeed(db);
+  return {
+    accounts: createSqliteAccountsStore(db, feed),
+    signatures: createSqliteSignaturesStore(db, feed),
+    feed,
+    async ping() {
+      await db.get('SELECT 1');
+    },
+    close: () => db.close(),
+  };
+}
+
+/**
+ * Opens (creating if needed, owner-only) the database file and applies pending
+ * migrations, telling `onMigration` when each one starts and once it is committed.
+ */
+export async function openSqliteStore(file: string, onMigration?: MigrationListener): Promise<Store> {
+  return sqliteStore(await Db.open(file, onMigration));
+}
+
+export type { MigrationListener } from './db.js';

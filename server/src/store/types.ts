@@ -1,0 +1,375 @@
+// The store's interfaces, value types and errors (decisions.md 2, 5, 6, 8): everything
+// the server and the admin CLI persist, as plain objects (ids are UUID strings, times
+// Unix ms). Routes and services see only these; an engine (SQLite in ./sqlite/, a
+// PostgreSQL one next) implements them, and test/store/contract.ts holds every engine
+// to the same behaviour.
+//
+// The rule for concurrent writes, for every engine: each method is one transaction, all
+// or nothing; quota checks and charges for one user or organisation are serialised
+// inside the writing transaction (SQLite: its single writer; another engine: a row or
+// advisory lock on the user's and the organisation's rows, taken before counting), so
+// concurrent signs never overshoot a limit; read-then-write methods (revocation,
+// challenge consumption, agent linking) decide on what they read in that transaction.
+import type { SignatureRecord } from 'provenant';
+
+// ---------------------------------------------------------------- errors
+
+/**
+ * A unique value already taken. `what` names it: 'email', 'username', 'agent_key' (held
+ * by another user), 'cell' (the user has one), 'action_hash' (the record is stored),
+ * 'org', 'app', 'personal_org'.
+ */
+export class StoreConflictError extends Error {
+  constructor(
+    readonly what: string,
+    message = `${what} is already taken`,
+  ) {
+    super(message);
+    this.name = 'StoreConflictError';
+  }
+}
+
+/** A write refers to a row that does not exist. `what` names it: 'user', 'org'. */
+export class StoreNotFoundError extends Error {
+  constructor(
+    readonly what: string,
+    message = `no such ${what}`,
+  ) {
+    super(message);
+    this.name = 'StoreNotFoundError';
+  }
+}
+
+// ---------------------------------------------------------------- accounts
+
+export const USER_TIERS = ['free', 'premium', 'premium_plus'] as const;
+export const ORG_TIERS = ['free', 'starter', 'pro', 'enterprise'] as const;
+export const PUBLIC_FIELDS = ['display_name', 'username', 'profile_picture'] as const;
+
+export type UserTier = (typeof USER_TIERS)[number];
+export type OrgTier = (typeof ORG_TIERS)[number];
+export type PublicField = (typeof PUBLIC_FIELDS)[number];
+
+export interface User {
+  id: string;
+  email: string | null;
+  username: string | null;
+  /** `scrypt$N$r$p$salt$hash`; null for device-hosted accounts. */
+  passwordHash: string | null;
+  displayName: string | null;
+  profilePicture: string | null;
+  /** The fields the user lets public responses show (decisions.md 5). */
+  publicFields: PublicField[];
+  contactOptIn: boolean;
+  tier: UserTier;
+  emailVerified: boolean;
+  createdAt: number;
+}
+
+export interface NewUser {
+  id: string;
+  email?: string | null;
+  username?: string | null;
+  passwordHash?: string | null;
+  displayName?: string | null;
+  tier?: UserTier;
+  createdAt: number;
+}
+
+export interface UserPatch {
+  displayName?: string | null;
+  username?: string | null;
+  profilePicture?: string | null;
+  publicFields?: PublicField[];
+  contactOptIn?: boolean;
+}
+
+export interface Agent {
+  agentKey: string;
+  userId: string;
+  primary: boolean;
+  createdAt: number;
+}
+
+export interface Cell {
+  userId: string;
+  agentKey: string;
+  /** AES-256-GCM ciphertext of the PKCS#8 private key, the 16-byte tag appended. */
+  ciphertext: Uint8Array;
+  nonce: Uint8Array;
+  createdAt: number;
+}
+
+export interface Org {
+  id: string;
+  name: string;
+  ownerId: string;
+  personal: boolean;
+  tier: OrgTier;
+  /** Included signs per month for `enterprise` (custom); null = unlimited / tier default. */
+  customLimit: number | null;
+  createdAt: number;
+}
+
+export interface App {
+  /** The OAuth `client_id` and the webhook API's `app_id`. */
+  id: string;
+  orgId: string | null;
+  ownerId: string;
+  name: string;
+  redirectUris: string[];
+  scopes: string[];
+  active: boolean;
+  createdAt: number;
+}
+
+export interface AccountsStore {
+  /**
+   * A user, their personal organization and (optionally) their first agent key, atomically.
+   * StoreConflictError 'email', 'username' or 'agent_key' when one is taken.
+   */
+  createAccount(input: { user: NewUser; personalOrg: { id: string; name: string }; agentKey?: string }): Promise<User>;
+  getUser(id: string): Promise<User | null>;
+  findUserByEmail(email: string): Promise<User | null>;
+  /** By e-mail or username (both case-insensitive). */
+  findUserByLogin(emailOrUsername: string): Promise<User | null>;
+  /** The owner of a (canonical `uhCAk...`) agent key. */
+  findUserByAgentKey(agentKey: string): Promise<User | null>;
+  /**
+   * Null when no such user; StoreConflictError('username') when the username is taken.
+   * A change to a field public answers can show (display name, username, picture, public
+   * fields) appends a 'profile' change.
+   */
+  updateUser(id: string, patch: UserPatch): Promise<User | null>;
+  setUserTier(id: string, tier: UserTier): Promise<boolean>;
+
+  getAgent(agentKey: string): Promise<Agent | null>;
+  /** Primary first, then by link time. */
+  listAgents(userId: string): Promise<Agent[]>;
+  /**
+   * Links an agent key to a user (idempotent for the same user); StoreConflictError
+   * ('agent_key') when another user holds it, StoreNotFoundError('user') when the user
+   * does not exist. `primary` moves the primary flag to this key; a user's first key is
+   * always primary. Linking a key that already signed stored records changes whose
+   * profile their answers show: it appends a 'profile' change.
+   */
+  linkAgent(userId: string, agentKey: string, opts?: { primary?: boolean; now?: number }): Promise<Agent>;
+
+  /**
+   * Stores a cell and links its agent key to the user as primary, atomically.
+   * StoreConflictError 'cell' (the user has one) or 'agent_key'; StoreNotFoundError('user').
+   */
+  createCell(cell: Omit<Cell, 'createdAt'> & { createdAt?: number }): Promise<Cell>;
+  getCell(userId: string): Promise<Cell | null>;
+
+  /** StoreConflictError 'org' (the id) or 'personal_org' (the owner has one); StoreNotFoundError('user'). */
+  createOrg(org: Omit<Org, 'createdAt' | 'personal'> & { personal?: boolean; createdAt?: number }): Promise<Org>;
+  getOrg(id: string): Promise<Org | null>;
+  listOrgs(ownerId: string): Promise<Org[]>;
+  personalOrg(userId: string): Promise<Org | null>;
+  setOrgTier(id: string, tier: OrgTier, customLimit?: number | null): Promise<boolean>;
+
+  /** StoreConflictError('app') when the id is taken; StoreNotFoundError 'user' or 'org'. */
+  createApp(app: Omit<App, 'createdAt' | 'active'> & { active?: boolean; createdAt?: number }): Promise<App>;
+  getApp(id: string): Promise<App | null>;
+  listApps(ownerId: string): Promise<App[]>;
+
+  /** Stores a challenge by its hash, for `agentKey`, until `expiresAt` (ms). Purges expired ones. */
+  createChallenge(challenge: { hash: string; agentKey: string; expiresAt: number }): Promise<void>;
+  /** Marks the challenge used if it exists, was issued to `agentKey`, is unused and unexpired; true if so. */
+  consumeChallenge(hash: string, agentKey: string, now: number): Promise<boolean>;
+}
+
+// ---------------------------------------------------------------- signatures
+
+/** The quota a sign is charged to: the user's own, or an organisation's (spec 2.5 "pool"). */
+export type QuotaSource = 'personal' | 'org';
+export type SignatureSource = 'rest' | 'vault';
+
+export interface Revocation {
+  reason: string | null;
+  revoked_at: number;
+  /** The agent key that signed the revocation (the record's signer). */
+  signer: string;
+  /** base64 Ed25519 over canonicalRevocationBytes({action_hash, reason, revoked_at, signer}). */
+  signature: string;
+}
+
+/** The signer's profile as stored, for the public fields of spec 2.1 (gated by public_fields). */
+export interface SignerProfile {
+  display_name: string | null;
+  username: string | null;
+  profile_picture: string | null;
+  public_fields: string[];
+}
+
+export interface StoredSignature {
+  seq: number;
+  action_hash: string;
+  record: SignatureRecord;
+  signature: string;
+  user_id: string;
+  app_id: string | null;
+  source: SignatureSource;
+  published_at: number;
+  quota: QuotaSource;
+  org_id: string | null;
+  overage: boolean;
+  revocation: Revocation | null;
+  thumbnail: string | null;
+  /** The profile of the account that holds the signer's key now (or made the record). */
+  profile: SignerProfile | null;
+}
+
+/** A signed record ready to store. */
+export interface NewSignature {
+  record: SignatureRecord;
+  signature: string;
+  action_hash: string;
+  userId: string;
+  appId: string | null;
+  source: SignatureSource;
+}
+
+/** Signs counted in the period, read inside the insert transaction. */
+export interface QuotaUsage {
+  /** Signs charged to the user's personal quota. */
+  personalUsed: number;
+  /** Signs charged to the org's quota (null when no org is involved). */
+  orgUsed: number | null;
+  /** Of those, signs beyond the org's included amount. */
+  orgOverage: number | null;
+}
+
+/** Where a write is charged: the quota and, per record, whether it is overage. */
+export interface ChargeDecision {
+  quota: QuotaSource;
+  orgId: string | null;
+  /** One flag per record, in order; true = beyond a paid org tier's included signs. */
+  overage: boolean[];
+}
+
+export interface Charge {
+  /** Whose personal quota is counted. */
+  userId: string;
+  /** The sponsoring org, if any. */
+  orgId: string | null;
+  /** The quota period: [start, end) in Unix ms. */
+  periodStart: number;
+  periodEnd: number;
+  /** Turns the counts into a charge; throws to refuse (nothing is written then). */
+  decide(usage: QuotaUsage, requested: number): ChargeDecision;
+}
+
+/** A row for the webhook dispatcher (decisions.md 8), written with its cause. */
+export interface OutboxEvent {
+  appId: string;
+  type: string;
+  /** The event-specific fields of spec 6 (the dispatcher adds `event` and `timestamp`). */
+  payload: Record<string, unknown>;
+}
+
+export interface NewRevocation extends Revocation {
+  action_hash: string;
+  source: SignatureSource;
+  appId: string | null;
+}
+
+/** A fingerprinted record, for the perceptual match index (the matching issue). */
+export interface FingerprintedSignature {
+  seq: number;
+  action_hash: string;
+  record: SignatureRecord;
+  revoked: boolean;
+}
+
+export interface SignaturesStore {
+  /**
+   * In one transaction, all or nothing: takes the quota lock of `charge.userId` and
+   * `charge.orgId` (see the rule at the top of this file), counts the period's usage,
+   * lets `charge.decide` choose the quota (or refuse by throwing), inserts every record,
+   * the outbox rows and one 'stored' change per record. Returns the decision.
+   * StoreConflictError('action_hash') when a record is already stored;
+   * StoreNotFoundError('user') when a row's user does not exist.
+   */
+  insertSignatures(rows: readonly NewSignature[], charge: Charge, events?: readonly OutboxEvent[]): Promise<ChargeDecision>;
+  /** Usage of the period, read outside any transaction (for quota displays; signing recounts inside its own). */
+  countUsage(userId: string, orgId: string | null, periodStart: number, periodEnd: number): Promise<QuotaUsage>;
+  get(actionHash: string): Promise<StoredSignature | undefined>;
+  /** Every record of a file, oldest first, with revocation and signer profile. */
+  findByFileHash(fileHash: string): Promise<StoredSignature[]>;
+  /** Records of the given signers, oldest first. */
+  findBySigners(agentKeys: readonly string[]): Promise<StoredSignature[]>;
+  /** Records made by the user or signed by any agent key linked to the user, newest first. */
+  findForUser(userId: string): Promise<StoredSignature[]>;
+  /**
+   * Stores a revocation, its outbox rows and a 'revoked' change in one transaction.
+   * 'unknown' when no such record exists, 'already_revoked' when it has one.
+   */
+  insertRevocation(revocation: NewRevocation, events?: readonly OutboxEvent[]): Promise<'revoked' | 'unknown' | 'already_revoked'>;
+  /** Sets (or replaces) the thumbnail of a record, with a 'thumbnail' change. False when the record is unknown. */
+  setThumbnail(actionHash: string, dataUri: string, now: number): Promise<boolean>;
+  /** Fingerprinted records after `afterSeq` in insertion order: the match index's initial load. */
+  listFingerprinted(afterSeq: number, limit: number): Promise<FingerprintedSignature[]>;
+  /**
+   * The reduced shape's stored fields of the fingerprinted records with these seqs (the
+   * match index's ids) as JSON object text (`reducedJson`, written when the record was
+   * stored); in no particular order; unknown seqs and records without a fingerprint are
+   * skipped.
+   */
+  reducedBySeqs(seqs: readonly number[]): Promise<{ seq: number; signed_at: number; json: string }[]>;
+  /**
+   * Perceptual hashes (JSON text, parsed by whoever indexes them; null for a record the
+   * engine cannot read) and signed_at of the fingerprinted records with
+   * `afterSeq < seq <= upToSeq`, in seq order: the match index's lean load, in ranges
+   * that can be read concurrently.
+   */
+  listPerceptualHashes(afterSeq: number, upToSeq: number): Promise<{ seq: number; signed_at: number; perceptual_hash_json: string | null }[]>;
+  /** The highest record seq stored so far (0 when there is none). */
+  lastSeq(): Promise<number>;
+  /** Undelivered outbox rows, oldest first (for the webhook dispatcher). */
+  pendingEvents(limit: number): Promise<{ id: number; app_id: string; type: string; payload: Record<string, unknown>; created_at: number }[]>;
+  markEventDispatched(id: number, now: number): Promise<void>;
+}
+
+// ---------------------------------------------------------------- the change feed
+
+/** A write that changes a verification answer, numbered in commit order. */
+export type Change =
+  | { seq: number; kind: 'stored'; file_hash: string; action_hash: string; signature_seq: number; has_fingerprint: boolean; at: number }
+  | { seq: number; kind: 'revoked'; file_hash: string; action_hash: string; at: number }
+  | { seq: number; kind: 'thumbnail'; file_hash: string; action_hash: string; at: number }
+  /** A signer's public profile changed (answers show profile fields): any answer with their records. */
+  | { seq: number; kind: 'profile'; user_id: string; at: number };
+
+/**
+ * Every engine's log of the writes that change verification answers: each change is
+ * appended in the transaction of its cause (a rolled-back write appends nothing), and
+ * numbered so that a reader holding a seq has seen every change committed up to it.
+ * Consumers (the verify cache, the answer cache, the match index) keep a cursor.
+ */
+export interface ChangeFeed {
+  /** The seq of the latest committed change (0 when none). */
+  latest(): Promise<number>;
+  /** Committed changes with seq > afterSeq, oldest first, at most `limit`. */
+  since(afterSeq: number, limit: number): Promise<Change[]>;
+  /**
+   * Wakes `listener` after a commit on this node appended changes (no payload: read
+   * since() from your own cursor). Called synchronously once the commit is done and
+   * before the writing call resolves, so a consumer that must not answer from before a
+   * write its caller has seen (read your writes) marks itself stale here, then catches
+   * up with since(). Writes by other processes wake nobody: poll since() for those.
+   * Returns unsubscribe.
+   */
+  onAppend(listener: () => void): () => void;
+}
+
+export interface Store {
+  accounts: AccountsStore;
+  signatures: SignaturesStore;
+  feed: ChangeFeed;
+  /** Cheap liveness check of the engine (for /healthz). */
+  ping(): Promise<void>;
+  /** Waits for queued writes, then closes. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,558 @@
+// The store contract (server/src/store/types.ts): what every engine must do, through the
+// Store interfaces only, so that the same suites run unchanged against the next engine.
+// `storeContract(name, open)` registers and runs them; each suite opens a fresh store.
+// test/store/sqlite.test.ts runs them on a SQLite file.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { SignatureRecord } from 'provenant';
+import {
+  reducedJson,
+  StoreConflictError,
+  StoreNotFoundError,
+  type Change,
+  type Charge,
+  type NewSignature,
+  type QuotaUsage,
+  type Store,
+  type User,
+} from '../../server/src/store/index.js';
+
+export type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
+
+/** The `what` of the store error `work` rejects with (and that it is one of `type`). */
+async function storeErrorOf(type: typeof StoreConflictError | typeof StoreNotFoundError, work: Promise<unknown>): Promise<string> {
+  try {
+    await work;
+  } catch (err) {
+    assert.instance(err, type, String(err));
+    return (err as StoreConflictError).what;
+  }
+  assert.unreachable(`expected a ${type.name}`);
+  return '';
+}
+
+const hex = () => randomBytes(32).toString('hex');
+const agentKey = () => `uhCAk${randomBytes(36).toString('base64url')}`;
+const FINGERPRINT = { hash_type: 'ImagePHash', hash_value: [1, 2, 3, 4, 5, 6, 7, 8], bands: [[1], [2], [3], [4], [5], [6], [7], [8]] };
+
+function recordOf(signer: string, over: Partial<SignatureRecord> = {}): SignatureRecord {
+  return {
+    file_hash: hex(), signer, signed_at: Date.now(), intent: 'Authorship', ai_generation: null, content_rights: null,
+    integrity_report: null, perceptual_hash: null, comment: null, supersedes: null, expires_at: null, tags: null, ...over,
+  };
+}
+
+/** A row to store: the store does not verify signatures, so random ones keep setups fast. */
+function rowOf(userId: string, record: SignatureRecord): NewSignature {
+  return { record, signature: randomBytes(64).toString('base64'), action_hash: hex(), userId, appId: null, source: 'vault' };
+}
+
+class Refused extends Error {}
+
+/** Charges the personal quota; refuses when the period would go past `limit`. */
+function personalCharge(userId: string, limit = Number.MAX_SAFE_INTEGER, seen?: QuotaUsage[]): Charge {
+  return {
+    userId, orgId: null, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
+    decide(usage, requested) {
+      seen?.push(usage);
+      if (usage.personalUsed + requested > limit) throw new Refused('over quota');
+      return { quota: 'personal', orgId: null, overage: new Array(requested).fill(false) };
+    },
+  };
+}
+
+/** Charges an org quota with `included` signs, the rest overage, refusing past `cap`. */
+function orgCharge(userId: string, orgId: string, included: number, cap = Number.MAX_SAFE_INTEGER): Charge {
+  return {
+    userId, orgId, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
+    decide(usage, requested) {
+      const used = usage.orgUsed!;
+      if (used + requested > cap) throw new Refused('over the org cap');
+      return { quota: 'org', orgId, overage: Array.from({ length: requested }, (_, i) => used + i >= included) };
+    },
+  };
+}
+
+async function newUser(store: Store, fields: { email?: string; username?: string; agentKey?: string; displayName?: string } = {}): Promise<User> {
+  return store.accounts.createAccount({
+    user: { id: randomUUID(), email: fields.email, username: fields.username, displayName: fields.displayName, createdAt: Date.now() },
+    personalOrg: { id: randomUUID(), name: 'Personal' },
+    agentKey: fields.agentKey,
+  });
+}
+
+/** A suite with a fresh store of its own. */
+function storeSuite(title: string, open: OpenStore) {
+  const s = suite<{ store: Store; cleanup(): Promise<void> }>(title);
+  s.before(async (ctx) => {
+    Object.assign(ctx, await open());
+  });
+  s.after(async (ctx) => {
+    await ctx.store.close();
+    await ctx.cleanup();
+  });
+  return s;
+}
+
+export function storeContract(name: string, open: OpenStore): void {
+  accountsContract(name, open);
+  signaturesContract(name, open);
+  feedContract(name, open);
+}
+
+// ---------------------------------------------------------------- accounts
+
+function accountsContract(name: string, open: OpenStore): void {
+  const test = storeSuite(`${name} store: accounts`, open);
+
+  test('createAccount: the user, one personal free org and the first key (primary), all or nothing', async ({ store }) => {
+    const key = agentKey();
+    const user = await newUser(store, { email: 'one@example.com', username: 'One', agentKey: key, displayName: 'Ada' });
+    assert.equal([user.email, user.username, user.displayName, user.tier, user.publicFields, user.contactOptIn], ['one@example.com', 'One', 'Ada', 'free', [], false]);
+    assert.equal(await store.accounts.getUser(user.id), user);
+    const orgs = await store.accounts.listOrgs(user.id);
+    assert.equal(orgs.map((o) => [o.personal, o.tier, o.ownerId]), [[true, 'free', user.id]]);
+    assert.equal(await store.accounts.personalOrg(user.id), orgs[0]);
+    assert.equal((await store.accounts.listAgents(user.id)).map((a) => [a.agentKey, a.primary]), [[key, true]]);
+
+    // each unique value, in any case where it is case-insensitive, refused as a typed conflict
+    const id = randomUUID();
+    const again = (user: { email?: string; username?: string }, key?: string) =>
+      store.accounts.createAccount({ user: { id, createdAt: 1, ...user }, personalOrg: { id: randomUUID(), name: 'P' }, agentKey: key });
+    assert.is(await storeErrorOf(StoreConflictError, again({ email: 'ONE@example.com' })), 'email');
+    assert.is(await storeErrorOf(StoreConflictError, again({ username: 'one' })), 'username');
+    assert.is(await storeErrorOf(StoreConflictError, again({ email: 'two@example.com' }, key)), 'agent_key');
+    // nothing of a refused account remains: the same id, e-mail and org name are free
+    assert.is(await store.accounts.getUser(id), null);
+    assert.is(await store.accounts.personalOrg(id), null);
+    assert.is(await store.accounts.findUserByEmail('two@example.com'), null);
+    assert.is((await again({ email: 'two@example.com' })).id, id);
+  });
+
+  test('lookups: by id, e-mail, e-mail or username (any case), agent key', async ({ store }) => {
+    const key = agentKey();
+    const user = await newUser(store, { email: 'look@example.com', username: 'Looker', agentKey: key });
+    assert.is((await store.accounts.findUserByEmail('look@example.com'))?.id, user.id);
+    for (const login of ['look@example.com', 'LOOK@example.com', 'looker', 'LOOKER']) assert.is((await store.accounts.findUserByLogin(login))?.id, user.id, login);
+    assert.is((await store.accounts.findUserByAgentKey(key))?.id, user.id);
+    assert.is(await store.accounts.findUserByAgentKey(agentKey()), null);
+    assert.is(await store.accounts.findUserByLogin('nobody'), null);
+    assert.is(await store.accounts.getUser(randomUUID()), null);
+  });
+
+  test('updateUser: fields, public fields without repeats, username conflicts typed, unknown user null', async ({ store }) => {
+    await newUser(store, { username: 'Zed' });
+    const u = await newUser(store);
+    assert.is(await storeErrorOf(StoreConflictError, store.accounts.updateUser(u.id, { username: 'ZED' })), 'username');
+    const after = await store.accounts.updateUser(u.id, {
+      username: 'zed2', displayName: 'Z', profilePicture: 'data:image/png;base64,AA', publicFields: ['username', 'username', 'display_name'], contactOptIn: true,
+    });
+    assert.equal([after?.username, after?.displayName, after?.profilePicture, after?.publicFields, after?.contactOptIn], ['zed2', 'Z', 'data:image/png;base64,AA', ['username', 'display_name'], true]);
+    assert.equal(await store.accounts.updateUser(u.id, {}), after);
+    assert.is(await store.accounts.updateUser(randomUUID(), { displayName: 'x' }), null);
+    assert.is(await store.accounts.setUserTier(u.id, 'premium'), true);
+    assert.is((await store.accounts.getUser(u.id))?.tier, 'premium');
+    assert.is(await store.accounts.setUserTier(randomUUID(), 'premium'), false);
+  });
+
+  test('agents: first is primary, one primary per user, idempotent, another user cannot take a key', async ({ store }) => {
+    const [a, b, c] = [agentKey(), agentKey(), agentKey()];
+    const u = await newUser(store);
+    const other = await newUser(store);
+    assert.is((await store.accounts.linkAgent(u.id, a, { now: 1 })).primary, true, 'a first key is primary');
+    assert.is((await store.accounts.linkAgent(u.id, b, { now: 2 })).primary, false);
+    assert.is((await store.accounts.linkAgent(u.id, c, { primary: true, now: 3 })).primary, true);
+    assert.equal((await store.accounts.listAgents(u.id)).map((x) => [x.agentKey, x.primary]), [[c, true], [a, false], [b, false]]);
+    await store.accounts.linkAgent(u.id, b);
+    assert.is((await store.accounts.listAgents(u.id)).length, 3);
+    assert.equal(await store.accounts.getAgent(b), { agentKey: b, userId: u.id, primary: false, createdAt: 2 });
+    assert.is(await store.accounts.getAgent(agentKey()), null);
+    assert.is(await storeErrorOf(StoreConflictError, store.accounts.linkAgent(other.id, b)), 'agent_key');
+    assert.is(await storeErrorOf(StoreNotFoundError, store.accounts.linkAgent(randomUUID(), agentKey())), 'user');
+    assert.equal(await store.accounts.listAgents(other.id), []);
+  });
+
+  test('cells: sealed bytes round-trip, the key linked as primary; one per user; typed refusals', async ({ store }) => {
+    const u = await newUser(store, { agentKey: agentKey() });
+    const key = agentKey();
+    const ciphertext = new Uint8Array(randomBytes(64));
+    const nonce = new Uint8Array(randomBytes(12));
+    await store.accounts.createCell({ userId: u.id, agentKey: key, ciphertext, nonce, createdAt: 5 });
+    assert.equal(await store.accounts.getCell(u.id), { userId: u.id, agentKey: key, ciphertext, nonce, createdAt: 5 });
+    assert.is((await store.accounts.listAgents(u.id))[0].agentKey, key, 'the cell key is primary');
+    assert.is(await storeErrorOf(StoreConflictError, store.accounts.createCell({ userId: u.id, agentKey: agentKey(), ciphertext, nonce })), 'cell');
+    const v = await newUser(store);
+    assert.is(await storeErrorOf(StoreConflictError, store.accounts.createCell({ userId: v.id, agentKey: key, ciphertext, nonce })), 'agent_key');
+    assert.is(await storeErrorOf(StoreNotFoundError, store.accounts.createCell({ userId: randomUUID(), agentKey: agentKey(), ciphertext, nonce })), 'user');
+    // a refused cell links nothing
+    assert.equal([await store.accounts.getCell(v.id), await store.accounts.listAgents(v.id)], [null, []]);
+  });
+
+  test('orgs and apps round-trip; typed refusals', async ({ store }) => {
+    const u = await newUser(store);
+    const org = await store.accounts.createOrg({ id: randomUUID(), name: 'Big', ownerId: u.id, tier: 'starter', customLimit: null, createdAt: 7 });
+    assert.equal(await store.accounts.getOrg(org.id), org);
+    assert.equal((await store.accounts.listOrgs(u.id)).map((o) => [o.personal, o.id === org.id]), [[true, false], [false, true]]);
+    assert.is(await store.accounts.setOrgTier(org.id, 'enterprise', 9000), true);
+    assert.equal(await store.accounts.getOrg(org.id), { ...org, tier: 'enterprise', customLimit: 9000 });
+    assert.is(await store.accounts.setOrgTier(org.id, 'pro'), true);
+    assert.equal(await store.accounts.getOrg(org.id), { ...org, tier: 'pro', customLimit: 9000 }, 'the custom limit stays unless given');
+    assert.is(await store.accounts.setOrgTier(randomUUID(), 'pro'), false);
+    assert.is(await storeErrorOf(StoreConflictError, store.accounts.createOrg({ ...org, name: 'Again' })), 'org');
+    assert.is(await storeErrorOf(StoreConflictError, store.accounts.createOrg({ id: randomUUID(), name: 'P2', ownerId: u.id, personal: true, tier: 'free', customLimit: null })), 'personal_org');
+    assert.is(await storeErrorOf(StoreNotFoundError, store.accounts.createOrg({ id: randomUUID(), name: 'X', ownerId: randomUUID(), tier: 'free', customLimit: null })), 'user');
+
+    const app = await store.accounts.createApp({ id: randomUUID(), orgId: org.id, ownerId: u.id, name: 'A', redirectUris: ['https://a.example/cb'], scopes: ['openid'] });
+    assert.is(app.active, true);
+    assert.equal(await store.accounts.getApp(app.id), app);
+    const loose = await store.accounts.createApp({ id: randomUUID(), orgId: null, ownerId: u.id, name: 'B', redirectUris: [], scopes: [], active: false, createdAt: app.createdAt + 1 });
+    assert.equal(await store.accounts.listApps(u.id), [app, loose]);
+    assert.is(await store.accounts.getApp(randomUUID()), null);
+    assert.is(await storeErrorOf(StoreConflictError, store.accounts.createApp({ ...app, name: 'Again' })), 'app');
+    assert.is(await storeErrorOf(StoreNotFoundError, store.accounts.createApp({ ...app, id: randomUUID(), orgId: randomUUID() })), 'org');
+    assert.is(await storeErrorOf(StoreNotFoundError, store.accounts.createApp({ ...app, id: randomUUID(), ownerId: randomUUID() })), 'user');
+  });
+
+  test('challenges: single use, bound to their key, expiring; of concurrent consumers exactly one wins', async ({ store }) => {
+    const now = Date.now();
+    await store.accounts.createChallenge({ hash: 'h1', agentKey: 'k1', expiresAt: now + 60_000 });
+    assert.is(await store.accounts.consumeChallenge('h1', 'k2', now), false, 'another key');
+    assert.is(await store.accounts.consumeChallenge('h1', 'k1', now), true);
+    assert.is(await store.accounts.consumeChallenge('h1', 'k1', now), false, 'used');
+    await store.accounts.createChallenge({ hash: 'h2', agentKey: 'k1', expiresAt: now + 1000 });
+    assert.is(await store.accounts.consumeChallenge('h2', 'k1', now + 1000), false, 'expired');
+    assert.is(await store.accounts.consumeChallenge('h0', 'k1', now), false, 'never issued');
+    await store.accounts.createChallenge({ hash: 'h3', agentKey: 'k1', expiresAt: now + 60_000 });
+    const results = await Promise.all(Array.from({ length: 8 }, () => store.accounts.consumeChallenge('h3', 'k1', now)));
+    assert.is(results.filter(Boolean).length, 1);
+  });
+
+  test.run();
+}
+
+// ---------------------------------------------------------------- signatures
+
+function signaturesContract(name: string, open: OpenStore): void {
+  const test = storeSuite(`${name} store: signatures`, open);
+
+  test('a stored record comes back unchanged, with the signer profile it grants', async ({ store }) => {
+    const key = agentKey();
+    const u = await newUser(store, { agentKey: key, displayName: 'Ada', username: `ada${randomBytes(4).toString('hex')}` });
+    await store.accounts.updateUser(u.id, { publicFields: ['display_name'] });
+    const record = recordOf(key, {
+      tags: ['a', 1.5], expires_at: { at: 1 }, comment: 'é 😀 "q" \\ \n',
+      content_rights: { license: { Custom: 'mine' }, commercial_licensing: null, ai_training: 'NotAllowed', contact_preference: null },
+    });
+    const row = { ...rowOf(u.id, record), appId: 'app-1', source: 'rest' as const };
+    const decision = await store.signatures.insertSignatures([row], personalCharge(u.id));
+    assert.equal(decision, { quota: 'personal', orgId: null, overage: [false] });
+    const got = (await store.signatures.get(row.action_hash))!;
+    assert.equal(got.record, record);
+    assert.equal(
+      [got.signature, got.user_id, got.app_id, got.source, got.quota, got.org_id, got.overage, got.revocation, got.thumbnail],
+      [row.signature, u.id, 'app-1', 'rest', 'personal', null, false, null, null],
+    );
+    assert.ok(got.seq > 0 && Math.abs(got.published_at - Date.now()) < 60_000);
+    assert.equal(got.profile, { display_name: 'Ada', username: u.username, profile_picture: null, public_fields: ['display_name'] });
+    assert.equal(await store.signatures.findByFileHash(record.file_hash), [got]);
+    assert.is(await store.signatures.get(hex()), undefined);
+    assert.equal(await store.signatures.findByFileHash(hex()), []);
+  });
+
+  test('a record stored again is a typed conflict, and its whole batch is refused', async ({ store }) => {
+    const u = await newUser(store);
+    const first = rowOf(u.id, recordOf(agentKey()));
+    await store.signatures.insertSignatures([first], personalCharge(u.id));
+    const fresh = rowOf(u.id, recordOf(agentKey()));
+    assert.is(await storeErrorOf(StoreConflictError, store.signatures.insertSignatures([fresh, first], personalCharge(u.id))), 'action_hash');
+    assert.is(await store.signatures.get(fresh.action_hash), undefined);
+    assert.is(await storeErrorOf(StoreNotFoundError, store.signatures.insertSignatures([rowOf(randomUUID(), recordOf(agentKey()))], personalCharge(randomUUID()))), 'user');
+  });
+
+  test('decide sees the period usage; a refusal writes nothing, outbox included', async ({ store }) => {
+    const u = await newUser(store);
+    const seen: QuotaUsage[] = [];
+    await store.signatures.insertSignatures([rowOf(u.id, recordOf(agentKey())), rowOf(u.id, recordOf(agentKey()))], personalCharge(u.id, 3, seen));
+    await store.signatures.insertSignatures([rowOf(u.id, recordOf(agentKey()))], personalCharge(u.id, 3, seen));
+    assert.equal(seen.map((x) => x.personalUsed), [0, 2]);
+    assert.equal(seen[0], { personalUsed: 0, orgUsed: null, orgOverage: null });
+    const pending = (await store.signatures.pendingEvents(1000)).length;
+    const refused = rowOf(u.id, recordOf(agentKey()));
+    try {
+      await store.signatures.insertSignatures([refused], personalCharge(u.id, 3), [{ appId: 'x', type: 'sign.created', payload: {} }]);
+      assert.unreachable('refused');
+    } catch (err) {
+      assert.instance(err, Refused, 'the refusal reaches the caller as thrown');
+    }
+    assert.is(await store.signatures.get(refused.action_hash), undefined);
+    assert.is((await store.signatures.pendingEvents(1000)).length, pending);
+    assert.is((await store.signatures.countUsage(u.id, null, 0, Number.MAX_SAFE_INTEGER)).personalUsed, 3);
+    // the period is [start, end) of published_at
+    const now = Date.now();
+    assert.is((await store.signatures.countUsage(u.id, null, 0, now - 60_000)).personalUsed, 0);
+    assert.is((await store.signatures.countUsage(u.id, null, now + 60_000, now + 120_000)).personalUsed, 0);
+  });
+
+  test('30 concurrent signs of one user with 10 left: exactly 10 are stored', async ({ store }) => {
+    const u = await newUser(store);
+    await store.signatures.insertSignatures(Array.from({ length: 5 }, () => rowOf(u.id, recordOf(agentKey()))), personalCharge(u.id));
+    const results = await Promise.allSettled(Array.from({ length: 30 }, () => store.signatures.insertSignatures([rowOf(u.id, recordOf(agentKey()))], personalCharge(u.id, 15))));
+    assert.is(results.filter((r) => r.status === 'fulfilled').length, 10);
+    for (const r of results) if (r.status === 'rejected') assert.instance(r.reason, Refused);
+    assert.is((await store.signatures.countUsage(u.id, null, 0, Number.MAX_SAFE_INTEGER)).personalUsed, 15);
+  });
+
+  test('30 concurrent signs of three users on one org quota with 10 left: exactly 10 are charged', async ({ store }) => {
+    const owner = await newUser(store);
+    const org = await store.accounts.createOrg({ id: randomUUID(), name: 'Acme', ownerId: owner.id, tier: 'free', customLimit: null });
+    const users = [owner, await newUser(store), await newUser(store)];
+    await store.signatures.insertSignatures(Array.from({ length: 5 }, () => rowOf(owner.id, recordOf(agentKey()))), orgCharge(owner.id, org.id, 100));
+    const results = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => store.signatures.insertSignatures([rowOf(users[i % 3].id, recordOf(agentKey()))], orgCharge(users[i % 3].id, org.id, 100, 15))),
+    );
+    assert.is(results.filter((r) => r.status === 'fulfilled').length, 10);
+    assert.equal(await store.signatures.countUsage(users[1].id, org.id, 0, Number.MAX_SAFE_INTEGER), { personalUsed: 0, orgUsed: 15, orgOverage: 0 });
+  });
+
+  test('org quota: charged to the org, overage counted past the included signs', async ({ store }) => {
+    const u = await newUser(store);
+    const org = await store.accounts.createOrg({ id: randomUUID(), name: 'Acme', ownerId: u.id, tier: 'starter', customLimit: null });
+    await store.signatures.insertSignatures(Array.from({ length: 4 }, () => rowOf(u.id, recordOf(agentKey()))), orgCharge(u.id, org.id, 5));
+    const rows = [0, 1, 2].map(() => rowOf(u.id, recordOf(agentKey())));
+    const d = await store.signatures.insertSignatures(rows, orgCharge(u.id, org.id, 5));
+    assert.equal(d, { quota: 'org', orgId: org.id, overage: [false, true, true] });
+    assert.equal((await Promise.all(rows.map((r) => store.signatures.get(r.action_hash)))).map((s) => [s!.quota, s!.org_id, s!.overage]), [
+      ['org', org.id, false], ['org', org.id, true], ['org', org.id, true],
+    ]);
+    assert.equal(await store.signatures.countUsage(u.id, org.id, 0, Number.MAX_SAFE_INTEGER), { personalUsed: 0, orgUsed: 7, orgOverage: 2 });
+    assert.equal(await store.signatures.countUsage(u.id, null, 0, Number.MAX_SAFE_INTEGER), { personalUsed: 0, orgUsed: null, orgOverage: null });
+  });
+
+  test('findBySigners oldest first; findForUser newest first, including records of keys linked later', async ({ store }) => {
+    const [k1, k2] = [agentKey(), agentKey()];
+    const u = await newUser(store, { agentKey: k1 });
+    const stranger = await newUser(store);
+    const a = rowOf(u.id, recordOf(k1, { signed_at: 1000 }));
+    const b = rowOf(stranger.id, recordOf(k2, { signed_at: 2000 })); // made under another account, before the link
+    const c = rowOf(stranger.id, recordOf(agentKey(), { signed_at: 3000 }));
+    await store.signatures.insertSignatures([b], personalCharge(stranger.id));
+    await store.signatures.insertSignatures([a], personalCharge(u.id));
+    await store.signatures.insertSignatures([c], personalCharge(stranger.id));
+    assert.equal((await store.signatures.findBySigners([k2, k1])).map((s) => s.action_hash), [a.action_hash, b.action_hash]);
+    assert.equal(await store.signatures.findBySigners([]), []);
+    assert.equal((await store.signatures.findForUser(u.id)).map((s) => s.action_hash), [a.action_hash]);
+    await store.accounts.linkAgent(u.id, k2);
+    assert.equal((await store.signatures.findForUser(u.id)).map((s) => s.action_hash), [b.action_hash, a.action_hash]);
+  });
+
+  test('revocation: once, linked by action hash, the record untouched, its outbox row written', async ({ store }) => {
+    const key = agentKey();
+    const u = await newUser(store, { agentKey: key });
+    const row = rowOf(u.id, recordOf(key));
+    await store.signatures.insertSignatures([row], personalCharge(u.id));
+    const rev = { action_hash: row.action_hash, reason: 'oops', revoked_at: Date.now(), signer: key, signature: 'sig', source: 'vault' as const, appId: null };
+    assert.is(await store.signatures.insertRevocation(rev, [{ appId: 'app-r', type: 'sign.revoked', payload: { action_hash: row.action_hash } }]), 'revoked');
+    assert.is(await store.signatures.insertRevocation({ ...rev, reason: 'again' }, [{ appId: 'app-r', type: 'sign.revoked', payload: {} }]), 'already_revoked');
+    assert.is(await store.signatures.insertRevocation({ ...rev, action_hash: hex() }), 'unknown');
+    const got = (await store.signatures.get(row.action_hash))!;
+    assert.equal(got.revocation, { reason: 'oops', revoked_at: rev.revoked_at, signer: key, signature: 'sig' });
+    assert.equal(got.record, row.record);
+    const mine = (await store.signatures.pendingEvents(1000)).filter((e) => e.app_id === 'app-r');
+    assert.equal(mine.map((e) => [e.type, e.payload]), [['sign.revoked', { action_hash: row.action_hash }]]);
+    await store.signatures.markEventDispatched(mine[0].id, Date.now());
+    assert.is((await store.signatures.pendingEvents(1000)).some((e) => e.id === mine[0].id), false);
+  });
+
+  test('thumbnails are set and replaced; unknown records refused', async ({ store }) => {
+    const u = await newUser(store);
+    const row = rowOf(u.id, recordOf(agentKey()));
+    await store.signatures.insertSignatures([row], personalCharge(u.id));
+    assert.ok(await store.signatures.setThumbnail(row.action_hash, 'data:image/png;base64,AAAA', 1));
+    assert.ok(await store.signatures.setThumbnail(row.action_hash, 'data:image/png;base64,BBBB', 2));
+    assert.is((await store.signatures.get(row.action_hash))!.thumbnail, 'data:image/png;base64,BBBB');
+    assert.not.ok(await store.signatures.setThumbnail(hex(), 'data:image/png;base64,AAAA', 3));
+  });
+
+  test('the match index reads: fingerprinted records by seq, perceptual hashes by range, the reduced JSON text', async ({ store }) => {
+    const u = await newUser(store);
+    const key = agentKey();
+    const withFp = [0, 1, 2].map((i) => rowOf(u.id, recordOf(key, { perceptual_hash: FINGERPRINT, signed_at: 1_700_000_000_000 + i, comment: 'not reduced' })));
+    const plain = rowOf(u.id, recordOf(key));
+    const tricky = rowOf(u.id, recordOf(key, {
+      perceptual_hash: FINGERPRINT, ai_generation: 'Assisted',
+      content_rights: { license: { Custom: 'q"\\ é\n😀\u0001' }, commercial_licensing: null, ai_training: 'NotAllowed', contact_preference: null },
+    }));
+    const all = [...withFp, plain, tricky];
+    await store.signatures.insertSignatures(all, personalCharge(u.id));
+    const seqs = await Promise.all(all.map(async (r) => (await store.signatures.get(r.action_hash))!.seq));
+    assert.ok(seqs.every((s, i) => i === 0 || s > seqs[i - 1]), 'seqs follow the batch order');
+    assert.is(await store.signatures.lastSeq(), seqs[4]);
+
+    const fp = await store.signatures.listFingerprinted(seqs[0] - 1, 10);
+    assert.equal(fp.map((x) => [x.seq, x.action_hash, x.revoked]), [0, 1, 2, 4].map((i) => [seqs[i], all[i].action_hash, false]));
+    assert.equal(fp[3].record, tricky.record);
+    assert.equal((await store.signatures.listFingerprinted(seqs[1], 1)).map((x) => x.seq), [seqs[2]]);
+
+    const range = await store.signatures.listPerceptualHashes(seqs[0] - 1, seqs[4]);
+    assert.equal(range.map((r) => r.seq), [seqs[0], seqs[1], seqs[2], seqs[4]]);
+    assert.equal(JSON.parse(range[0].perceptual_hash_json!), FINGERPRINT);
+    assert.is(range[1].signed_at, withFp[1].record.signed_at);
+    assert.equal((await store.signatures.listPerceptualHashes(seqs[1], seqs[2])).map((r) => r.seq), [seqs[2]]);
+
+    // the reduced text is reducedJson's, byte for byte; records without a fingerprint and unknown seqs are skipped
+    const reduced = await store.signatures.reducedBySeqs([seqs[4], seqs[0], seqs[3], 999_999_999]);
+    assert.equal(reduced.sort((a, b) => a.seq - b.seq), [
+      { seq: seqs[0], signed_at: withFp[0].record.signed_at, json: reducedJson(withFp[0].record) },
+      { seq: seqs[4], signed_at: tricky.record.signed_at, json: reducedJson(tricky.record) },
+    ]);
+    assert.equal(await store.signatures.reducedBySeqs([999_999_999]), []);
+    assert.equal(await store.signatures.reducedBySeqs([]), []);
+  });
+
+  test.run();
+}
+
+// ---------------------------------------------------------------- the change feed
+
+function feedContract(name: string, open: OpenStore): void {
+  const test = storeSuite(`${name} store: change feed`, open);
+
+  /** The changes after `seq`, without their seq and time (checked apart). */
+  async function after(store: Store, seq: number): Promise<unknown[]> {
+    return (await store.feed.since(seq, 1000)).map(({ seq: _seq, at: _at, ...rest }) => rest);
+  }
+
+  test('an empty feed: latest 0, nothing since', async ({ store }) => {
+    assert.is(await store.feed.latest(), 0);
+    assert.equal(await store.feed.since(0, 10), []);
+  });
+
+  test('each write that changes an answer appends its change, in the order of the writes', async ({ store }) => {
+    const key = agentKey();
+    const u = await newUser(store, { agentKey: key });
+    const start = await store.feed.latest();
+    const rows = [rowOf(u.id, recordOf(key, { perceptual_hash: FINGERPRINT })), rowOf(u.id, recordOf(key))];
+    const before = Date.now();
+    await store.signatures.insertSignatures(rows, personalCharge(u.id));
+    const [s0, s1] = await Promise.all(rows.map(async (r) => (await store.signatures.get(r.action_hash))!.seq));
+    const [r0, r1] = rows.map((r) => r.record);
+    assert.equal(await after(store, start), [
+      { kind: 'stored', file_hash: r0.file_hash, action_hash: rows[0].action_hash, signature_seq: s0, has_fingerprint: true },
+      { kind: 'stored', file_hash: r1.file_hash, action_hash: rows[1].action_hash, signature_seq: s1, has_fingerprint: false },
+    ]);
+    const stored = await store.feed.since(start, 10);
+    assert.ok(stored.every((c) => c.at >= before && c.at <= Date.now()), 'at: when the write was made');
+
+    const mark = await store.feed.latest();
+    await store.signatures.insertRevocation({ action_hash: rows[0].action_hash, reason: null, revoked_at: 1, signer: key, signature: 's', source: 'rest', appId: null });
+    await store.signatures.setThumbnail(rows[1].action_hash, 'data:image/png;base64,AA', 2);
+    await store.accounts.updateUser(u.id, { displayName: 'Shown' });
+    await store.accounts.updateUser(u.id, { publicFields: ['display_name'] });
+    assert.equal(await after(store, mark), [
+      { kind: 'revoked', file_hash: r0.file_hash, action_hash: rows[0].action_hash },
+      { kind: 'thumbnail', file_hash: r1.file_hash, action_hash: rows[1].action_hash },
+      { kind: 'profile', user_id: u.id },
+      { kind: 'profile', user_id: u.id },
+    ]);
+    const seqs = (await store.feed.since(start, 1000)).map((c) => c.seq);
+    assert.ok(seqs.every((s, i) => i === 0 || s > seqs[i - 1]), `strictly increasing: ${seqs}`);
+    assert.is(await store.feed.latest(), seqs[seqs.length - 1]);
+  });
+
+  test('linking a key that signed stored records changes their profile: a profile change; a fresh key none', async ({ store }) => {
+    const key = agentKey();
+    const maker = await newUser(store);
+    await store.signatures.insertSignatures([rowOf(maker.id, recordOf(key))], personalCharge(maker.id));
+    const u = await newUser(store);
+    const mark = await store.feed.latest();
+    await store.accounts.linkAgent(u.id, agentKey());
+    await store.accounts.linkAgent(u.id, key);
+    await store.accounts.linkAgent(u.id, key, { primary: true }); // already linked: no change of holder
+    assert.equal(await after(store, mark), [{ kind: 'profile', user_id: u.id }]);
+  });
+
+  test('writes that change no answer append nothing: refusals, rollbacks, non-public fields, accounts', async ({ store }) => {
+    const key = agentKey();
+    const u = await newUser(store, { agentKey: key });
+    const row = rowOf(u.id, recordOf(key));
+    await store.signatures.insertSignatures([row], personalCharge(u.id, 1));
+    await store.signatures.insertRevocation({ action_hash: row.action_hash, reason: null, revoked_at: 1, signer: key, signature: 's', source: 'rest', appId: null });
+    const mark = await store.feed.latest();
+    const fail = (work: Promise<unknown>) => work.then(() => assert.unreachable('refused'), () => undefined);
+    await fail(store.signatures.insertSignatures([rowOf(u.id, recordOf(key))], personalCharge(u.id, 1))); // over quota
+    await fail(store.signatures.insertSignatures([rowOf(u.id, recordOf(key)), row], personalCharge(u.id))); // a stored record in the batch
+    assert.is(await store.signatures.insertRevocation({ action_hash: row.action_hash, reason: null, revoked_at: 2, signer: key, signature: 's', source: 'rest', appId: null }), 'already_revoked');
+    assert.is(await store.signatures.insertRevocation({ action_hash: hex(), reason: null, revoked_at: 2, signer: key, signature: 's', source: 'rest', appId: null }), 'unknown');
+    assert.is(await store.signatures.setThumbnail(hex(), 'data:image/png;base64,AA', 3), false);
+    await fail(store.accounts.updateUser(u.id, { username: (await newUser(store, { username: `taken${randomBytes(3).toString('hex')}` })).username }));
+    await store.accounts.updateUser(u.id, { contactOptIn: true });
+    await store.accounts.updateUser(randomUUID(), { displayName: 'nobody' });
+    await store.accounts.setUserTier(u.id, 'premium');
+    await store.accounts.createOrg({ id: randomUUID(), name: 'O', ownerId: u.id, tier: 'free', customLimit: null });
+    await store.accounts.createChallenge({ hash: hex(), agentKey: key, expiresAt: Date.now() + 1000 });
+    assert.is(await store.feed.latest(), mark);
+    assert.equal(await store.feed.since(mark, 10), []);
+  });
+
+  test('since(after, limit): exactly the changes after `after`, oldest first, at most `limit`', async ({ store }) => {
+    const u = await newUser(store);
+    const start = await store.feed.latest();
+    await store.signatures.insertSignatures(Array.from({ length: 7 }, () => rowOf(u.id, recordOf(agentKey()))), personalCharge(u.id));
+    const all = await store.feed.since(start, 100);
+    assert.is(all.length, 7);
+    assert.equal(await store.feed.since(start, 3), all.slice(0, 3));
+    assert.equal(await store.feed.since(all[2].seq, 3), all.slice(3, 6));
+    assert.equal(await store.feed.since(all[5].seq, 3), all.slice(6));
+    assert.equal(await store.feed.since(all[6].seq, 3), []);
+    // a cursor read in pages meets every change once, whatever the page size
+    for (const page of [1, 2, 5]) {
+      const seen: Change[] = [];
+      for (let cursor = start, next; (next = await store.feed.since(cursor, page)).length > 0; cursor = next[next.length - 1].seq) seen.push(...next);
+      assert.equal(seen, all, `pages of ${page}`);
+    }
+  });
+
+  test('concurrent writes: every change appears once, in commit order', async ({ store }) => {
+    const u = await newUser(store);
+    const start = await store.feed.latest();
+    const rows = Array.from({ length: 20 }, () => rowOf(u.id, recordOf(agentKey())));
+    await Promise.all(rows.map((r) => store.signatures.insertSignatures([r], personalCharge(u.id))));
+    const changes = await store.feed.since(start, 100);
+    assert.equal(new Set(changes.map((c) => (c as { action_hash: string }).action_hash)), new Set(rows.map((r) => r.action_hash)));
+    assert.is(changes.length, 20);
+    const recordSeqs = changes.map((c) => (c as { signature_seq: number }).signature_seq);
+    assert.ok(recordSeqs.every((s, i) => i === 0 || s > recordSeqs[i - 1]), 'the records were stored in the order of their changes');
+  });
+
+  test('onAppend: woken after the commit (since() sees the change), before the write returns; not for a refusal; unsubscribes', async ({ store }) => {
+    const u = await newUser(store);
+    const cursor = await store.feed.latest();
+    const reads: Promise<Change[]>[] = [];
+    let wakes = 0;
+    const off = store.feed.onAppend(() => {
+      wakes += 1;
+      reads.push(store.feed.since(cursor, 10));
+    });
+    const offThrowing = store.feed.onAppend(() => {
+      throw new Error('a consumer failing');
+    });
+    const row = rowOf(u.id, recordOf(agentKey()));
+    await store.signatures.insertSignatures([row], personalCharge(u.id, 1));
+    assert.is(wakes, 1, 'woken before the write resolved');
+    const seen = await reads[0];
+    assert.equal(seen.map((c) => [c.kind, (c as { action_hash: string }).action_hash]), [['stored', row.action_hash]]);
+    await store.signatures.insertSignatures([rowOf(u.id, recordOf(agentKey()))], personalCharge(u.id, 1)).catch(() => undefined);
+    assert.is(wakes, 1, 'a refused write wakes nobody');
+    assert.is(await store.signatures.insertRevocation({ action_hash: hex(), reason: null, revoked_at: 1, signer: 'k', signature: 's', source: 'rest', appId: null }), 'unknown');
+    await store.accounts.updateUser(u.id, { contactOptIn: true });
+    assert.is(wakes, 1, 'a write that appended nothing wakes nobody');
+    off();
+    offThrowing();
+    await store.signatures.setThumbnail(row.action_hash, 'data:image/png;base64,AA', 1);
+    assert.is(wakes, 1, 'unsubscribed');
+    assert.is((await store.feed.since(cursor, 10)).length, 2);
+  });
+
+  test.run();
+}
