@@ -17,12 +17,12 @@ export {
   ENUMERATIONS, RESTRICTIVENESS, InvalidFieldError,
   enumToResponse, enumToRequest, contentRightsToResponse, contentRightsToRequest,
   restrictivenessRank, mostRestrictive, combineContentRights,
-  normalizeRecord, parseRecord, canonicalRecordBytes, actionHash, signRecord, isSignerKey, verifyRecord,
+  normalizeRecord, normalizeRecordContent, recordOf, parseRecord, canonicalRecordBytes, actionHash, signRecord, isSignerKey, verifyRecord,
   isPlainObject, isHex64, commentProblem,
   canonicalRevocationBytes, signRevocation, verifyRevocation, parseRevocation,
 } from './records.js';
 export type {
-  SignatureRecord, SignedRecord, RecordInput, RecordField, ContentRights, ContentRightsField, EnumField,
+  SignatureRecord, SignedRecord, RecordContent, RecordInput, RecordField, ContentRights, ContentRightsField, EnumField,
   Intent, AiGeneration, License, CommercialLicensing, AiTraining, ContactPreference, InvalidFieldCode,
   RevocationEntry, FreeFormField,
 } from './records.js';

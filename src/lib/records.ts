@@ -419,18 +419,21 @@ export interface RecordInput {
   tags?: unknown;
 }
 
+/** A record without who signed it and when: what a sign request declares, before the signer's key and clock are known. */
+export type RecordContent = Omit<SignatureRecord, 'signer' | 'signed_at'>;
+
 /**
- * A record in response form from its request form (decisions.md 11): enumeration
- * tokens converted (`cc-by` -> `CCBY`, `{custom}` -> `{Custom}`, `none` -> `None`,
- * intent in either case, absent intent -> `Authorship` as spec 4.7 says), hex
- * lower-cased, `signer` in its `uhCAk` form, absent fields null. Other keys of
- * `input` (signature, client_id, ...) are ignored. Throws InvalidFieldError naming the
- * first bad field, with the spec 7 code to answer (`missing_fields` for an absent
- * file_hash, `invalid_hash`, `invalid_comment`, `invalid_supersedes`, else
- * `invalid_request`). Spec 4.7 reports a bad intent on `/sign` at commit, not as a 400:
- * the server decides how to answer a field of `intent`.
+ * The content of a record in response form from its request form (decisions.md 11):
+ * enumeration tokens converted (`cc-by` -> `CCBY`, `{custom}` -> `{Custom}`, `none` ->
+ * `None`, intent in either case, absent intent -> `Authorship` as spec 4.7 says), hex
+ * lower-cased, absent fields null. Other keys of `input` (signer, signature,
+ * client_id, ...) are ignored. Throws InvalidFieldError naming the first bad field,
+ * with the spec 7 code to answer (`missing_fields` for an absent file_hash,
+ * `invalid_hash`, `invalid_comment`, `invalid_supersedes`, else `invalid_request`).
+ * Spec 4.7 reports a bad intent on `/sign` at commit, not as a 400: the server decides
+ * how to answer a field of `intent`.
  */
-export function normalizeRecord(input: RecordInput): SignatureRecord {
+export function normalizeRecordContent(input: Omit<RecordInput, 'signer' | 'signed_at'>): RecordContent {
   if (!isPlainObject(input)) throw new InvalidFieldError('body', 'the record must be a JSON object');
   if (input.file_hash === undefined || input.file_hash === null) {
     throw new InvalidFieldError('file_hash', 'file_hash is required', 'missing_fields');
@@ -438,8 +441,6 @@ export function normalizeRecord(input: RecordInput): SignatureRecord {
   if (typeof input.file_hash !== 'string' || !HEX64.test(input.file_hash)) {
     throw new InvalidFieldError('file_hash', 'file_hash must be 64 hex characters', 'invalid_hash');
   }
-  const signer = typeof input.signer === 'string' ? parseAgentKey(input.signer) : null;
-  if (signer === null) throw new InvalidFieldError('signer', 'signer must be an agent key (uhCAk... or base64)');
   const comment = commentOrNull(input.comment); // spec 4.7 lists invalid_comment before invalid_supersedes
   let supersedes: string | null = null;
   if (input.supersedes !== undefined && input.supersedes !== null) {
@@ -450,8 +451,6 @@ export function normalizeRecord(input: RecordInput): SignatureRecord {
   }
   return {
     file_hash: input.file_hash.toLowerCase(),
-    signer: agentKeyFromPublicKey(signer),
-    signed_at: signedAt(input.signed_at),
     intent: input.intent === undefined || input.intent === null ? 'Authorship' : enumToResponse('intent', input.intent),
     ai_generation: input.ai_generation === undefined || input.ai_generation === null ? null : enumToResponse('ai_generation', input.ai_generation),
     content_rights: contentRightsToResponse(withinLimits('content_rights', input.content_rights)),
@@ -462,6 +461,24 @@ export function normalizeRecord(input: RecordInput): SignatureRecord {
     expires_at: jsonValue('expires_at', input.expires_at),
     tags: jsonValue('tags', input.tags),
   };
+}
+
+/** The record of checked content, signed by `signer` (an agent key in its `uhCAk` form) at `signedAt`, in record field order. */
+export function recordOf(content: RecordContent, signer: string, signedAt: number): SignatureRecord {
+  const { file_hash, ...rest } = content;
+  return { file_hash, signer, signed_at: signedAt, ...rest };
+}
+
+/**
+ * A whole record in response form from its request form: normalizeRecordContent plus
+ * `signer` (any accepted agent key form, written as `uhCAk`) and `signed_at`. Throws
+ * InvalidFieldError as normalizeRecordContent does, content fields first.
+ */
+export function normalizeRecord(input: RecordInput): SignatureRecord {
+  const content = normalizeRecordContent(input);
+  const signer = typeof input.signer === 'string' ? parseAgentKey(input.signer) : null;
+  if (signer === null) throw new InvalidFieldError('signer', 'signer must be an agent key (uhCAk... or base64)');
+  return recordOf(content, agentKeyFromPublicKey(signer), signedAt(input.signed_at));
 }
 
 function checkContentRightsResponse(value: unknown): ContentRights | null {
