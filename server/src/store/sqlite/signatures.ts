@@ -127,6 +127,7 @@ export function createSqliteSignaturesStore(db: Db, feed: SqliteChangeFeed): Sig
         const usage = await countUsageOn(tx, charge.userId, charge.orgId, charge.periodStart, charge.periodEnd);
         const d = charge.decide(usage, rows.length);
         const seqs: number[] = [];
+        const reduced: [seq: number, signedAt: number, json: string][] = [];
         for (let i = 0; i < rows.length; i++) {
           const s = rows[i];
           const text = canonicalize(s.record);
@@ -150,9 +151,16 @@ export function createSqliteSignaturesStore(db: Db, feed: SqliteChangeFeed): Sig
             d.overage[i] ? 1 : 0,
           ]);
           seqs.push(lastID);
-          if (s.record.perceptual_hash !== null) {
-            await tx.run('INSERT INTO signature_reduced (seq, signed_at, reduced) VALUES (?, ?, ?)', [lastID, s.record.signed_at, reducedJson(s.record)]);
-          }
+          if (s.record.perceptual_hash !== null) reduced.push([lastID, s.record.signed_at, reducedJson(s.record)]);
+        }
+        // one statement for the batch's reduced rows, handed over as one JSON array: a
+        // statement per record halved the rate of batch inserts
+        if (reduced.length > 0) {
+          await tx.run(
+            `INSERT INTO signature_reduced (seq, signed_at, reduced)
+             SELECT value->>0, value->>1, value->>2 FROM json_each(?)`,
+            [JSON.stringify(reduced)],
+          );
         }
         if (seqs.length > 0) await changes.appendStored(seqs[0], seqs[seqs.length - 1], publishedAt);
         await insertEvents(tx, events, publishedAt);
