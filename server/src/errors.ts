@@ -1,6 +1,6 @@
 // Every error the API returns, once, with its status and default message
-// (spec section 7, decisions.md section 9). Handlers throw `apiError(code, ...)`;
-// one middleware renders `{error, message, ...extra}`.
+// (spec section 7, decisions.md section 9). The domain throws DomainError, HTTP handlers
+// ApiError; one middleware renders either as `{error, message, ...extra}`.
 
 export const ERRORS = {
   // spec 7
@@ -46,18 +46,37 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
-export class ApiError extends Error {
-  readonly status: number;
+/**
+ * A refusal by the domain (server/src/domain): a code of the table, a message and extra
+ * body fields, nothing of HTTP. The error renderer answers it with the code's status.
+ */
+export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message?: string,
     /** Extra top-level body fields (e.g. the quota_exceeded fields of spec 4.7). */
     readonly extra: Record<string, unknown> = {},
-    /** Extra response headers (e.g. Retry-After). */
-    readonly headers: Record<string, string> = {},
   ) {
     super(message ?? ERRORS[code][1]);
-    this.status = ERRORS[code][0];
+  }
+}
+
+/** An error as HTTP answers it: the code's status (unless an endpoint's contract gives another) and extra headers. */
+export class ApiError extends DomainError {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    extra: Record<string, unknown> = {},
+    /** Extra response headers (e.g. Retry-After). */
+    readonly headers: Record<string, string> = {},
+    readonly status: number = ERRORS[code][0],
+  ) {
+    super(code, message, extra);
+  }
+
+  /** `err` as answered over HTTP, with `status` where the endpoint's contract differs from the table. */
+  static of(err: DomainError, status?: number): ApiError {
+    return err instanceof ApiError && status === undefined ? err : new ApiError(err.code, err.message, err.extra, {}, status);
   }
 
   get body(): Record<string, unknown> {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { ZodError } from 'zod';
-import { ApiError, ERRORS, type ErrorCode } from './errors.js';
+import { ApiError, DomainError, ERRORS, type ErrorCode } from './errors.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
 
@@ -89,9 +89,9 @@ export function zodMessage(err: ZodError): string {
 }
 
 /**
- * Renders ApiError (status, body, headers), maps Koa/HTTP errors and zod failures to
- * the table's codes, turns unknown errors into a logged 500 internal_error, and
- * unrouted requests into 404 not_found.
+ * Renders ApiError (status, body, headers) and DomainError (its code's status), maps
+ * Koa/HTTP errors and zod failures to the table's codes, turns unknown errors into a
+ * logged 500 internal_error, and unrouted requests into 404 not_found.
  */
 export function renderErrors(log: Logger) {
   return async function renderErrorsMiddleware(ctx: Context, next: Next): Promise<void> {
@@ -100,7 +100,7 @@ export function renderErrors(log: Logger) {
       if (ctx.status === 404 && ctx.body == null) throw new ApiError('not_found', `No route for ${ctx.method} ${ctx.path}.`);
     } catch (err) {
       let apiErr: ApiError;
-      if (err instanceof ApiError) apiErr = err;
+      if (err instanceof DomainError) apiErr = ApiError.of(err);
       else if (err instanceof ZodError) apiErr = new ApiError('invalid_request', zodMessage(err));
       else if (err instanceof Error && isClientHttpError(err)) {
         apiErr = fromHttpError(err);

@@ -3,8 +3,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { createServerCell, serverCellAgentKey, signWithCell } from '../../server/src/accounts/cells.js';
-import { ApiError } from '../../server/src/errors.js';
+import { createServerCell, serverCellAgentKey, signWithCell } from '../../server/src/domain/cells.js';
+import { DomainError } from '../../server/src/errors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const test = suite('cells');
@@ -63,25 +63,24 @@ test('a cell row moved onto another user does not decrypt (bound to user and key
   const row = (await server.deps.store.accounts.getCell(a.user.id))!;
   await createServerCell(server.deps, b.user.id);
   assert.ok(await signWithCell(server.deps, b.user.id, new Uint8Array([1])), "b's own cell signs");
-  await server.deps.db.run('UPDATE cells SET ciphertext = ?, nonce = ? WHERE user_id = ?', [row.ciphertext, row.nonce, b.user.id]);
+  await (await server.sql()).run('UPDATE cells SET ciphertext = ?, nonce = ? WHERE user_id = ?', [row.ciphertext, row.nonce, b.user.id]);
   try {
     await signWithCell(server.deps, b.user.id, new Uint8Array([1]));
     assert.unreachable('should fail');
   } catch (err) {
-    assert.instance(err, ApiError);
-    assert.is((err as ApiError).code, 'signing_failed');
+    assert.instance(err, DomainError);
+    assert.is((err as DomainError).code, 'signing_failed');
   }
 });
 
-test('signWithCell for a device-hosted identity is 500 signing_failed; a second cell is refused', async () => {
+test('signWithCell for a device-hosted identity is signing_failed; a second cell is refused', async () => {
   const { user } = await server.register();
   try {
     await signWithCell(server.deps, user.id, new Uint8Array([1, 2, 3]));
     assert.unreachable('should fail');
   } catch (err) {
-    assert.instance(err, ApiError);
-    assert.is((err as ApiError).status, 500);
-    assert.is((err as ApiError).code, 'signing_failed');
+    assert.instance(err, DomainError); // answered 500 by the table (signit.test.ts)
+    assert.is((err as DomainError).code, 'signing_failed');
   }
   await createServerCell(server.deps, user.id);
   let refused = false;

@@ -6,18 +6,25 @@ import * as assert from 'uvu/assert';
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createServerCell } from '../../server/src/accounts/cells.js';
+import { createServerCell } from '../../server/src/domain/cells.js';
 import { issueSessionToken } from '../../server/src/auth/tokens.js';
-import { registerTokenVerifier } from '../../server/src/auth/middleware.js';
+import type { TokenVerifier } from '../../server/src/auth/middleware.js';
 import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
-import type { NewSignature } from '../../server/src/store/signatures.js';
-import { onRevoked, onSignatureStored } from '../../server/src/signit/service.js';
+import type { NewSignature } from '../../server/src/store/index.js';
 
 let srv: TestServer;
 const S = '/api/v1/sign-it';
 
+// OAuth access tokens arrive with the OAuth issue; until then a test verifier stands in
+// for one: `test-oauth:<userId>:<appId|->:<scope,scope>` (only this file's tokens match).
+const testOauthVerifier: TokenVerifier = async (_deps, token) => {
+  const m = /^test-oauth:([^:]+):([^:]+):(.*)$/.exec(token);
+  if (!m) return null;
+  return { userId: m[1], kind: 'oauth', appId: m[2] === '-' ? null : m[2], scopes: m[3].split(',').filter(Boolean) };
+};
+
 test.before(async () => {
-  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' });
+  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' }, { tokenVerifiers: [testOauthVerifier] });
 });
 test.after(async () => {
   await srv.close();
@@ -123,7 +130,7 @@ async function fill(userId: string, agentKey: string, n: number, orgId: string |
   }));
   await srv.deps.store.signatures.insertSignatures(rows, {
     userId, orgId, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
-    decide: (_u, k) => ({ pool: orgId ? 'org' : 'personal', orgId, overage: new Array(k).fill(false) }),
+    decide: (_u, k) => ({ quota: orgId ? 'org' : 'personal', orgId, overage: new Array(k).fill(false) }),
   });
 }
 
@@ -371,14 +378,6 @@ test('POST /quota/sync-by-agent: signed message, 5-minute window, recount', asyn
   const sig = edSign(null, Buffer.from(`provenant-quota-sync:${sb.agent_pub_key}:${sb.timestamp}:0`), privateKey).toString('hex');
   r = await api('POST', `${S}/quota/sync-by-agent`, { body: { ...sb, signature: sig } });
   assert.equal([r.status, r.body.error], [404, 'agent_not_found']);
-});
-
-// OAuth access tokens arrive with the OAuth issue; until then a test verifier stands in
-// for one: `test-oauth:<userId>:<appId|->:<scope,scope>` (only this file's tokens match).
-registerTokenVerifier(async (_deps, token) => {
-  const m = /^test-oauth:([^:]+):([^:]+):(.*)$/.exec(token);
-  if (!m) return null;
-  return { userId: m[1], kind: 'oauth', appId: m[2] === '-' ? null : m[2], scopes: m[3].split(',').filter(Boolean) };
 });
 
 test('OAuth scopes: sign endpoints need `sign`, quota and my-signatures need `verify`; an app without an org is tier unknown', async () => {
@@ -724,24 +723,17 @@ test('the verify cache is never stale after sign, batch, publish, revoke, publis
   assert.is(await count(), 4);
 });
 
-test('seams: onSignatureStored / onRevoked see every committed write, never a refused one', async () => {
+test('the change feed sees every committed sign, batch and revocation, never a refused one', async () => {
   const u = await cellUser('free');
-  const stored: string[] = [];
-  const revoked: string[] = [];
-  const off1 = onSignatureStored(srv.deps, (s) => stored.push(s.record.file_hash));
-  const off2 = onRevoked(srv.deps, (hash) => revoked.push(hash));
-  try {
-    const a = await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: hex() } });
-    const files = [hex()];
-    await api('POST', `${S}/sign-batch`, { token: u.token, body: { files: files.map((file_hash) => ({ file_hash })) } });
-    assert.is((await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: hex() } })).status, 402);
-    await api('POST', `${S}/revoke`, { token: u.token, body: { action_hash: a.body.action_hash } });
-    assert.equal(stored, [a.body.file_hash, files[0]]);
-    assert.equal(revoked, [a.body.action_hash]);
-  } finally {
-    off1();
-    off2();
-  }
+  const from = await srv.deps.store.feed.latest();
+  const a = await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: hex() } });
+  const files = [hex()];
+  await api('POST', `${S}/sign-batch`, { token: u.token, body: { files: files.map((file_hash) => ({ file_hash })) } });
+  assert.is((await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: hex() } })).status, 402);
+  await api('POST', `${S}/revoke`, { token: u.token, body: { action_hash: a.body.action_hash } });
+  const changes = await srv.deps.store.feed.since(from, 100);
+  assert.equal(changes.filter((c) => c.kind === 'stored').map((c) => c.file_hash), [a.body.file_hash, files[0]]);
+  assert.equal(changes.filter((c) => c.kind === 'revoked').map((c) => c.action_hash), [a.body.action_hash]);
 });
 
 test('rate limits: 30/min on /verify, 60/min on /quota/by-agent, 429 rate_limited', async () => {

@@ -1,4 +1,5 @@
 // /api/v1/auth: register, login, me, vault challenge login, agent linking (decisions.md 5).
+// Each route: limits, auth, the body checked (schema.ts), one domain call, the answer (present.ts).
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { isPlainObject } from 'provenant';
@@ -8,7 +9,9 @@ import { rateLimit } from '../ratelimit.js';
 import { parseInput } from '../validate.js';
 import { requireAuth } from './middleware.js';
 import { challengeBody, loginBody, patchMeBody, registerBody, signedChallengeBody } from './schema.js';
-import * as auth from './service.js';
+import { updateProfile } from '../domain/accounts.js';
+import { accountOfSession, issueChallenge, linkAgent, login, register, vaultLogin } from '../domain/sessions.js';
+import { challengeAnswer, sessionAnswer, userAnswer } from './present.js';
 import { jsonBody } from '../body.js';
 
 export const AUTH_PREFIX = '/api/v1/auth';
@@ -34,44 +37,44 @@ export function authRoutes(deps: ServerDeps): Router {
   router.post('/register', rateLimit(deps, { name: 'auth_register', max: 30, durationMs: minute }), async (ctx) => {
     const body = parseInput(registerBody, ctx.request.body);
     ctx.status = 201;
-    ctx.body = await auth.register(deps, body);
+    ctx.body = sessionAnswer(await register(deps, body));
   });
 
   router.post('/login', rateLimit(deps, { name: 'auth_login', max: 30, durationMs: minute }), async (ctx) => {
     const body = parseInput(loginBody, ctx.request.body);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = await auth.login(deps, body);
+    ctx.body = sessionAnswer(await login(deps, body));
   });
 
   router.get('/me', requireAuth(), async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { user: await auth.me(deps, ctx.state.auth!.userId) };
+    ctx.body = userAnswer(await accountOfSession(deps, ctx.state.auth!.userId));
   });
 
   router.patch('/me', requireAuth(), async (ctx) => {
     const body = parseInput(patchMeBody, jsonObjectBody(ctx));
-    const { user } = await auth.updateMe(deps, ctx.state.auth!.userId, body);
-    ctx.body = { user };
+    const { account } = await updateProfile(deps, ctx.state.auth!.userId, body);
+    ctx.body = userAnswer(account);
   });
 
   router.post('/vault/challenge', rateLimit(deps, { name: 'auth_vault', max: 60, durationMs: minute }), async (ctx) => {
     const body = (ctx.request.body ?? {}) as { agent_pub_key?: unknown };
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = await auth.issueChallenge(deps, parseInput(challengeBody.partial(), body).agent_pub_key);
+    ctx.body = challengeAnswer(await issueChallenge(deps, parseInput(challengeBody.partial(), body).agent_pub_key));
   });
 
   router.post('/vault/token', rateLimit(deps, { name: 'auth_vault', max: 60, durationMs: minute }), async (ctx) => {
     const body = parseInput(signedChallengeBody, ctx.request.body);
-    const { created, ...session } = await auth.vaultLogin(deps, body);
-    ctx.status = created ? 201 : 200;
+    const session = await vaultLogin(deps, body);
+    ctx.status = session.created ? 201 : 200;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = session;
+    ctx.body = sessionAnswer(session);
   });
 
   router.post('/agents', requireAuth(), async (ctx) => {
     const body = parseInput(signedChallengeBody, ctx.request.body);
     ctx.status = 201;
-    ctx.body = { user: await auth.linkAgent(deps, ctx.state.auth!.userId, body) };
+    ctx.body = userAnswer(await linkAgent(deps, ctx.state.auth!.userId, body));
   });
 
   return router;

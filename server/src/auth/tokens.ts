@@ -1,7 +1,7 @@
 // JWT session tokens (decisions.md 5): HS256 under $DATA_DIR/secrets/jwt.key, 24 hours,
 // `sub` = user id and an optional `app_id` claim for developer tokens.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import type { ServerDeps } from '../deps.js';
+import type { Config } from '../config.js';
 import { loadSecret } from '../secrets.js';
 
 export const SESSION_TTL_SECONDS = 24 * 60 * 60;
@@ -14,12 +14,15 @@ export interface SessionClaims {
   expiresAt: number;
 }
 
-function key(deps: Pick<ServerDeps, 'config'>): Uint8Array {
+/** The data directory whose jwt.key signs the tokens. */
+type TokenDeps = { config: Pick<Config, 'dataDir'> };
+
+function key(deps: TokenDeps): Uint8Array {
   return new Uint8Array(loadSecret(deps.config.dataDir, 'jwt.key'));
 }
 
 /** A signed session token for `userId`, optionally carrying `appId` (a developer token). */
-export async function issueSessionToken(deps: Pick<ServerDeps, 'config'>, userId: string, appId?: string | null): Promise<string> {
+export async function issueSessionToken(deps: TokenDeps, userId: string, appId?: string | null): Promise<string> {
   const jwt = new SignJWT(appId ? { app_id: appId } : {})
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(userId)
@@ -31,7 +34,7 @@ export async function issueSessionToken(deps: Pick<ServerDeps, 'config'>, userId
 }
 
 /** The claims of a valid, unexpired session token, or null. */
-export async function verifySessionToken(deps: Pick<ServerDeps, 'config'>, token: string): Promise<SessionClaims | null> {
+export async function verifySessionToken(deps: TokenDeps, token: string): Promise<SessionClaims | null> {
   try {
     const { payload } = await jwtVerify(token, key(deps), { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE });
     if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return null;

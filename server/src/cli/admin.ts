@@ -3,27 +3,25 @@
 // stdout; on error it prints a message on stderr and exits non-zero: USAGE_ERROR (2)
 // for a command line that cannot run, found before the database is opened, and 1
 // for anything after (no such user, a duplicate, no database).
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { ORG_TIERS, USER_TIERS, StoreConflictError, type OrgTier, type UserTier } from '../store/accounts.js';
+import { ORG_TIERS, USER_TIERS, StoreConflictError, type OrgTier, type UserTier } from '../store/index.js';
 import { ConfigError, loadConfig } from '../config.js';
-import type { ServerDeps } from '../deps.js';
-import { ApiError } from '../errors.js';
+import type { StoreDeps } from '../deps.js';
+import { DomainError } from '../errors.js';
 import { createLogger } from '../log.js';
-import { createServerCell } from '../accounts/cells.js';
-import { createUserAccount } from '../accounts/service.js';
+import { createOrg, createUserAccount, setOrgTier, setUserTier, userByEmail } from '../domain/accounts.js';
+import { createApp, sessionToken } from '../domain/apps.js';
+import { createServerCell } from '../domain/cells.js';
 import {
   displayName as displayNameSchema,
   email as emailSchema,
   password as passwordSchema,
   username as usernameSchema,
 } from '../auth/schema.js';
-import { issueSessionToken } from '../auth/tokens.js';
 import { APP_SCOPES, createAppBody } from '../developer/schema.js';
-import { createApp } from '../developer/service.js';
 import { zodMessage } from '../middleware.js';
 import type { CliIo } from './serve.js';
 import { USAGE_ERROR, UsageError } from 'provenant';
@@ -68,7 +66,7 @@ interface Subcommand<Input> {
   createsDatabase?: boolean;
   /** The command line checked, and what it names read, before the database is opened (UsageError). */
   parse(v: Values): Input | Promise<Input>;
-  run(deps: ServerDeps, input: Input): Promise<Record<string, unknown>>;
+  run(deps: StoreDeps, input: Input): Promise<Record<string, unknown>>;
 }
 
 function required(values: Values, name: Flag): string {
@@ -120,12 +118,6 @@ async function passwordOf(v: Values): Promise<string> {
   return check(passwordSchema, text.replace(/\r?\n$/, ''), flag);
 }
 
-async function userByEmail(deps: ServerDeps, email: string) {
-  const user = await deps.store.accounts.findUserByEmail(email.toLowerCase());
-  if (!user) throw new AdminError(`no user with e-mail ${email}`);
-  return user;
-}
-
 /** Keeps each subcommand's parse and run agreeing on their Input. */
 const subcommand = <Input>(c: Subcommand<Input>): Subcommand<unknown> => c as Subcommand<unknown>;
 
@@ -162,7 +154,7 @@ const SUBCOMMANDS: Record<string, Subcommand<unknown>> = {
     },
     async run(deps, { name, owner, tier, limit }) {
       const ownerId = (await userByEmail(deps, owner)).id;
-      const org = await deps.store.accounts.createOrg({ id: randomUUID(), name, ownerId, tier, customLimit: limit });
+      const org = await createOrg(deps, { name, ownerId, tier, customLimit: limit });
       return { org_id: org.id };
     },
   }),
@@ -203,10 +195,10 @@ const SUBCOMMANDS: Record<string, Subcommand<unknown>> = {
     async run(deps, target) {
       if (target.user !== undefined) {
         const user = await userByEmail(deps, target.user);
-        await deps.store.accounts.setUserTier(user.id, target.tier);
+        await setUserTier(deps, user.id, target.tier);
         return { user_id: user.id, tier: target.tier };
       }
-      if (!(await deps.store.accounts.setOrgTier(target.org, target.tier))) throw new AdminError(`no organization ${target.org}`);
+      await setOrgTier(deps, target.org, target.tier);
       return { org_id: target.org, tier: target.tier };
     },
   }),
@@ -217,12 +209,7 @@ const SUBCOMMANDS: Record<string, Subcommand<unknown>> = {
     parse: (v) => ({ email: required(v, 'email'), app: v.app }),
     async run(deps, { email, app: appId }) {
       const user = await userByEmail(deps, email);
-      if (appId !== undefined) {
-        const app = await deps.store.accounts.getApp(appId);
-        if (!app) throw new AdminError(`no app ${appId}`);
-        if (app.ownerId !== user.id) throw new AdminError(`app ${appId} is not owned by ${user.email}`);
-      }
-      return { token: await issueSessionToken(deps, user.id, appId ?? null) };
+      return { token: await sessionToken(deps, user.id, appId ?? null) };
     },
   }),
 };
@@ -282,13 +269,13 @@ export async function admin(argv: string[], io: CliIo = process): Promise<number
     throw err;
   }
 
-  let deps: ServerDeps | undefined;
+  let deps: StoreDeps | undefined;
   try {
     const env: Record<string, string | undefined> = { ...process.env, PROVENANT_LOG_LEVEL: 'silent' };
     if (values['data-dir'] !== undefined) env.PROVENANT_DATA_DIR = values['data-dir'];
     const config = loadConfig(env);
     // the server's modules (most of the CLI's start-up time) load only for a command that runs
-    const { databaseFile, openDeps } = await import('../serve.js');
+    const { databaseFile, composeStore } = await import('../root.js');
     // A mistyped --data-dir would otherwise get an empty database of its own, and a
     // "no user" answer that hides the real mistake.
     const file = databaseFile(config);
@@ -298,20 +285,20 @@ export async function admin(argv: string[], io: CliIo = process): Promise<number
         `no database at ${file}: give the server's data directory (--data-dir or PROVENANT_DATA_DIR), or create one with the first user (provenant admin create-user)`,
       );
     }
-    deps = await openDeps(config, { log: createLogger('silent') });
+    deps = await composeStore(config, { log: createLogger('silent') });
     if (fresh) io.stderr.write(`provenant admin: created a new database at ${file}\n`);
     const result = await sub.run(deps, input);
     io.stdout.write(JSON.stringify(result) + '\n');
     return 0;
   } catch (err) {
     let message: string;
-    if (err instanceof AdminError || err instanceof ConfigError || err instanceof ApiError) message = err.message;
-    else if (err instanceof StoreConflictError) message = `${err.field === 'unknown' ? 'the record' : err.field} already exists`;
+    if (err instanceof AdminError || err instanceof ConfigError || err instanceof DomainError) message = err.message;
+    else if (err instanceof StoreConflictError) message = `${err.what} already exists`;
     else message = err instanceof Error ? err.message : String(err);
     io.stderr.write(`${prefix}: ${message}\n`);
     return 1;
   } finally {
-    await deps?.db.close();
+    await deps?.store.close();
   }
 }
 

@@ -1,10 +1,13 @@
-// /api/v1/developer: apps and app-carrying session tokens (decisions.md 5).
+// /api/v1/developer: apps and app-carrying session tokens (decisions.md 5). Each route:
+// auth, the body checked (schema.ts), one domain call, the answer (present.ts).
 import { Router } from '@koa/router';
 import type { ServerDeps } from '../deps.js';
 import { requireAuth } from '../auth/middleware.js';
 import { parseInput } from '../validate.js';
 import { createAppBody } from './schema.js';
-import { appToken, appView, createApp } from './service.js';
+import { SESSION_TTL_SECONDS } from '../auth/tokens.js';
+import { createApp, sessionToken } from '../domain/apps.js';
+import { appsAnswer, appTokenAnswer, appView } from './present.js';
 import { jsonBody } from '../body.js';
 
 export const DEVELOPER_PREFIX = '/api/v1/developer';
@@ -21,12 +24,13 @@ export function developerRoutes(deps: ServerDeps): Router {
 
   router.get('/apps', requireAuth(), async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { apps: (await deps.store.accounts.listApps(ctx.state.auth!.userId)).map(appView) };
+    ctx.body = appsAnswer(await deps.store.accounts.listApps(ctx.state.auth!.userId));
   });
 
   router.post('/apps/:id/token', requireAuth(), async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = await appToken(deps, ctx.state.auth!.userId, ctx.params.id);
+    const appId = ctx.params.id;
+    ctx.body = appTokenAnswer(await sessionToken(deps, ctx.state.auth!.userId, appId), appId, SESSION_TTL_SECONDS);
   });
 
   return router;

@@ -1,26 +1,32 @@
 // Sign-it routes (spec 4.1, 4.4, 4.5, 4.7-4.10, 4.12, 4.14; decisions.md 2), relative
-// to /api/v1/sign-it (the app mounts the router there). Each route: limits, auth,
-// one service call, the response.
+// to /api/v1/sign-it (the app mounts the router there). Each route: limits, auth, the
+// request checked (schema.ts), one domain call, the answer shaped (present.ts).
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { requireAuth } from '../auth/middleware.js';
 import type { ServerDeps } from '../deps.js';
+import { publish, publishRevocation } from '../domain/publishing.js';
+import { agentQuota, callerQuota, syncAgentQuota } from '../domain/quota-plans.js';
+import { QuotaExceededError } from '../domain/quota.js';
+import { revoke } from '../domain/revocation.js';
+import { signBatch, signOne } from '../domain/signing.js';
+import { setThumbnail } from '../domain/thumbnails.js';
+import { ApiError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
 import type { AuthState } from '../types.js';
-import { verifyCacheOf } from './cache.js';
+import { batchAnswer, mySignaturesAnswer, publishedAnswer, signAnswer, SUCCESS, verifyAnswer } from './present.js';
 import {
-  mySignatures,
-  publish,
-  publishRevocation,
-  quotaByAgent,
-  quotaForCaller,
-  revoke,
-  setThumbnail,
-  signBatch,
-  signOne,
-  syncQuotaByAgent,
-  verifyBody,
-} from './service.js';
+  parseAgentKeyQuery,
+  parseBatch,
+  parseClientIdQuery,
+  parseHashQuery,
+  parsePublish,
+  parsePublishRevocation,
+  parseQuotaSync,
+  parseRevoke,
+  parseSignRequest,
+  parseThumbnail,
+} from './schema.js';
 import { jsonBody } from '../body.js';
 
 const MINUTE = 60_000;
@@ -36,66 +42,76 @@ function noStore(ctx: Context): void {
 export function signItRoutes(deps: ServerDeps): Router {
   const router = new Router();
   router.use(jsonBody()); // the routes here read JSON bodies (body.ts)
-  verifyCacheOf(deps); // subscribe to writes from the start, so no answer is cached stale
 
   // Spec 4.1: public, 30/min per IP, read through the verify cache.
   router.get('/verify', rateLimit(deps, { name: 'sign-it:verify', max: 30, durationMs: MINUTE }), async (ctx) => {
-    const body = await verifyBody(deps, ctx.query.hash);
+    const hash = parseHashQuery(ctx.query.hash);
+    const body = await deps.verifyCache.get(hash, async () => verifyAnswer(await deps.store.signatures.findByFileHash(hash)));
     ctx.type = 'application/json';
     ctx.body = body;
   });
 
   // Spec 4.7 (deprecated): quota-gated, not rate-limited.
   router.post('/sign', requireAuth('sign'), async (ctx) => {
-    ctx.body = await signOne(deps, authOf(ctx), ctx.request.body);
+    ctx.body = signAnswer(await signOne(deps, authOf(ctx), parseSignRequest(ctx.request.body)));
   });
 
   // Spec 4.8 (deprecated).
   router.post('/sign-batch', requireAuth('sign'), async (ctx) => {
-    ctx.body = await signBatch(deps, authOf(ctx), ctx.request.body);
+    ctx.body = batchAnswer(await signBatch(deps, authOf(ctx), parseBatch(ctx.request.body)));
   });
 
   // Spec 4.10.
   router.post('/revoke', requireAuth('sign'), async (ctx) => {
-    ctx.body = await revoke(deps, authOf(ctx), ctx.request.body);
+    await revoke(deps, authOf(ctx), parseRevoke(ctx.request.body));
+    ctx.body = SUCCESS;
   });
 
   // Spec 4.12.
   router.post('/set-thumbnail', requireAuth('sign'), async (ctx) => {
-    ctx.body = await setThumbnail(deps, authOf(ctx), ctx.request.body);
+    await setThumbnail(deps, authOf(ctx), parseThumbnail(ctx.request.body));
+    ctx.body = SUCCESS;
   });
 
   // Spec 4.9.
   router.get('/my-signatures', requireAuth('verify'), async (ctx) => {
     noStore(ctx);
-    ctx.body = await mySignatures(deps, authOf(ctx));
+    ctx.body = mySignaturesAnswer(await deps.store.signatures.findForUser(authOf(ctx).userId));
   });
 
   // Spec 4.4: no per-IP limit.
   router.get('/quota', requireAuth('verify'), async (ctx) => {
     noStore(ctx);
-    ctx.body = await quotaForCaller(deps, authOf(ctx));
+    ctx.body = await callerQuota(deps, authOf(ctx));
   });
 
   // Spec 4.5: public, 60/min per IP.
   router.get('/quota/by-agent', rateLimit(deps, { name: 'sign-it:quota-by-agent', max: 60, durationMs: MINUTE }), async (ctx) => {
     noStore(ctx);
-    ctx.body = await quotaByAgent(deps, ctx.query.agent_pub_key, ctx.query.client_id);
+    ctx.body = await agentQuota(deps, parseAgentKeyQuery(ctx.query.agent_pub_key), parseClientIdQuery(ctx.query.client_id));
   });
 
   // Spec 4.14, decisions.md 2: 60/min per IP.
   router.post('/quota/sync-by-agent', rateLimit(deps, { name: 'sign-it:quota-sync', max: 60, durationMs: MINUTE }), async (ctx) => {
     noStore(ctx);
-    ctx.body = await syncQuotaByAgent(deps, ctx.request.body);
+    ctx.body = await syncAgentQuota(deps, parseQuotaSync(ctx.request.body));
   });
 
   // decisions.md 2: vault publishing; the Ed25519 signature authenticates the body.
+  // Over quota it answers 403 quota_exceeded, not REST signing's 402 (decisions.md 2, spec 7).
   router.post('/publish', async (ctx) => {
-    ctx.body = await publish(deps, ctx.request.body);
+    const input = parsePublish(ctx.request.body);
+    try {
+      ctx.body = publishedAnswer(await publish(deps, input));
+    } catch (err) {
+      throw err instanceof QuotaExceededError ? ApiError.of(err, 403) : err;
+    }
   });
 
   router.post('/publish-revocation', async (ctx) => {
-    ctx.body = await publishRevocation(deps, ctx.request.body);
+    const input = parsePublishRevocation(ctx.request.body);
+    await publishRevocation(deps, input);
+    ctx.body = publishedAnswer(input.entry.action_hash);
   });
 
   return router;

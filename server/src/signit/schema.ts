@@ -1,28 +1,83 @@
 // Request checks of the sign-it endpoints, each in the order its spec section lists
-// the errors. Every function returns clean values or throws an ApiError.
-import { ApiError } from '../errors.js';
+// the errors: every function returns the typed input of one domain call or throws an
+// ApiError naming the field. Each sign request's fields are checked by one pass of the
+// library's record normaliser (normalizeRecordContent), the same rules vault records
+// are held to.
 import {
   InvalidFieldError,
   commentProblem,
   enumToResponse,
   isHex64,
   isPlainObject,
-  normalizeRecord,
-  type Intent,
+  normalizeAgentKey,
+  normalizeRecordContent,
+  parseRecord,
+  parseRevocation,
+  type RevocationEntry,
   type SignatureRecord,
 } from 'provenant';
+import type { QuotaSync } from '../domain/quota-plans.js';
+import type { BatchFile, SignRequest } from '../domain/signing.js';
+import { ApiError, DomainError } from '../errors.js';
 
 /** Spec 8: thumbnails are data:image/ URIs of at most 15,000 characters. */
 export const THUMBNAIL_MAX = 15_000;
 /** Spec 8: at most 100 files per batch. */
 export const BATCH_MAX = 100;
 
+/** The first value of a query parameter given more than once. */
+function firstQueryValue(value: unknown): unknown {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /** Spec 4.1: `hash` required (missing_hash), exactly 64 hex (invalid_hash); lower-cased. */
 export function parseHashQuery(value: unknown): string {
-  const hash = Array.isArray(value) ? value[0] : value;
+  const hash = firstQueryValue(value);
   if (hash === undefined || hash === '') throw new ApiError('missing_hash');
   if (!isHex64(hash)) throw new ApiError('invalid_hash');
   return hash.toLowerCase();
+}
+
+/** A failed record check as the vault endpoints answer it: the library's code, message and field. */
+function fieldError(err: InvalidFieldError): ApiError {
+  return new ApiError(err.code, err.message, { field: err.field });
+}
+
+/**
+ * A failed field check of a sign request as spec 4.7 answers it: invalid_hash and
+ * invalid_supersedes in the table's words, missing_fields and invalid_comment as the
+ * library's sentence, the rest (invalid_request) as the library words it.
+ */
+function signFieldError(err: InvalidFieldError): ApiError {
+  const message =
+    err.code === 'invalid_hash' || err.code === 'invalid_supersedes' ? undefined : err.code === 'invalid_request' ? err.message : `${err.message}.`;
+  return new ApiError(err.code, message, { field: err.field });
+}
+
+/**
+ * One file of `/sign` or `/sign-batch`, checked in spec 4.7 order: missing_fields,
+ * invalid_hash, invalid_comment, invalid_supersedes, then the enumerations and the
+ * free-form fields (decisions.md 11: `invalid_request` naming the field). A bad
+ * `intent` is not a 400 (spec 4.7 "fails at commit"): it is returned as `intentProblem`.
+ */
+export function parseSignRequest(body: unknown): SignRequest {
+  if (!isPlainObject(body)) throw new ApiError('missing_fields', 'The body must be a JSON object with file_hash.');
+  let content;
+  try {
+    content = normalizeRecordContent({ file_hash: undefined, ...body, intent: undefined }); // the intent below
+  } catch (err) {
+    throw err instanceof InvalidFieldError ? signFieldError(err) : err;
+  }
+  let intentProblem: string | null = null;
+  if (body.intent !== undefined && body.intent !== null) {
+    try {
+      content.intent = enumToResponse('intent', body.intent);
+    } catch (err) {
+      if (!(err instanceof InvalidFieldError)) throw err;
+      intentProblem = err.message;
+    }
+  }
+  return { content, intentProblem };
 }
 
 /** Spec 4.7, 4.8: an optional comment; anything but valid text of at most 280 characters is 400 invalid_comment saying which. */
@@ -32,78 +87,12 @@ function checkComment(field: string, value: unknown): void {
   if (problem !== null) throw new ApiError('invalid_comment', `${problem}.`, { field });
 }
 
-function fromFieldError(err: unknown): never {
-  if (err instanceof InvalidFieldError) throw new ApiError(err.code, err.message, { field: err.field });
-  throw err;
-}
-
-// Any accepted key works for checking the fields (32 zero bytes, plain base64); the real signer replaces it.
-const PLACEHOLDER_KEY = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
-
-/** What a sign request declares; the server adds `signer` and `signed_at`. */
-export interface SignRequest {
-  fields: Record<string, unknown>;
-  /** The intent in response form, or null when it is not one (spec 4.7: it fails at commit). */
-  intent: Intent | null;
-  intentError: string | null;
-}
-
 /**
- * One file of `/sign` or `/sign-batch`, checked in spec 4.7 order: missing_fields,
- * invalid_hash, invalid_comment, invalid_supersedes, then the enumerations
- * (decisions.md 11: `invalid_request` naming the field). A bad `intent` is not a 400
- * (spec 4.7 "fails at commit"): it is returned in `intentError`.
+ * Spec 4.8: `files` (1..100 items) and optional `shared_metadata`, merged into each
+ * file (its own fields win), then each file checked alone: one that fails carries the
+ * code of its check.
  */
-export function parseSignFields(body: unknown): SignRequest {
-  if (!isPlainObject(body)) throw new ApiError('missing_fields', 'The body must be a JSON object with file_hash.');
-  if (body.file_hash === undefined || body.file_hash === null) throw new ApiError('missing_fields', 'file_hash is required.', { field: 'file_hash' });
-  if (!isHex64(body.file_hash)) throw new ApiError('invalid_hash', undefined, { field: 'file_hash' });
-  checkComment('comment', body.comment);
-  if (body.supersedes !== undefined && body.supersedes !== null && !isHex64(body.supersedes)) {
-    throw new ApiError('invalid_supersedes', undefined, { field: 'supersedes' });
-  }
-  let intent: Intent | null = 'Authorship';
-  let intentError: string | null = null;
-  if (body.intent !== undefined && body.intent !== null) {
-    try {
-      intent = enumToResponse('intent', body.intent) as Intent;
-    } catch (err) {
-      intent = null;
-      intentError = (err as Error).message;
-    }
-  }
-  // The enumerations and JSON fields, with a placeholder signer and time.
-  try {
-    toRecord({ fields: body, intent: 'Authorship', intentError: null }, PLACEHOLDER_KEY, 0);
-  } catch (err) {
-    fromFieldError(err);
-  }
-  return { fields: body, intent, intentError };
-}
-
-/** The record of a checked request, signed by `signer` at `signedAt`. */
-export function toRecord(req: SignRequest, signer: string, signedAt: number): SignatureRecord {
-  const f = req.fields;
-  const record = normalizeRecord({
-    file_hash: f.file_hash,
-    signer,
-    signed_at: signedAt,
-    intent: undefined,
-    ai_generation: f.ai_generation,
-    content_rights: f.content_rights,
-    integrity_report: f.integrity_report,
-    perceptual_hash: f.perceptual_hash,
-    comment: f.comment,
-    supersedes: f.supersedes,
-    expires_at: f.expires_at,
-    tags: f.tags,
-  });
-  record.intent = req.intent ?? 'Authorship';
-  return record;
-}
-
-/** Spec 4.8: `files` (1..100 items) and optional `shared_metadata`, merged per file. */
-export function parseBatch(body: unknown): { items: unknown[] } {
+export function parseBatch(body: unknown): BatchFile[] {
   if (!isPlainObject(body) || body.files === undefined || body.files === null) {
     throw new ApiError('missing_fields', 'files is required.', { field: 'files' });
   }
@@ -116,8 +105,16 @@ export function parseBatch(body: unknown): { items: unknown[] } {
   if (!isPlainObject(shared)) throw new ApiError('invalid_request', 'shared_metadata must be an object.', { field: 'shared_metadata' });
   checkComment('shared_metadata.comment', shared.comment);
   const { file_hash: _ignored, ...sharedFields } = shared;
-  const items = body.files.map((file) => (isPlainObject(file) ? { ...sharedFields, ...file } : file));
-  return { items };
+  return body.files.map((file): BatchFile => {
+    const item = isPlainObject(file) ? { ...sharedFields, ...file } : file;
+    const fileHash = isPlainObject(item) && typeof item.file_hash === 'string' ? item.file_hash.toLowerCase() : null;
+    try {
+      return { fileHash, request: parseSignRequest(item) };
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      return { fileHash, error: err.code };
+    }
+  });
 }
 
 /**
@@ -132,7 +129,7 @@ export function parseRevoke(body: unknown): { actionHash: string; reason: unknow
   return { actionHash: body.action_hash, reason: body.reason ?? null };
 }
 
-/** Spec 4.12: `action_hash` (hex) and `thumbnail` (data:image/ URI, at most 15,000 characters). */
+/** Spec 4.12: `action_hash` (hex, lower-cased) and `thumbnail` (data:image/ URI, at most 15,000 characters). */
 export function parseThumbnail(body: unknown): { actionHash: string; thumbnail: string } {
   if (!isPlainObject(body)) throw new ApiError('missing_fields', 'action_hash and thumbnail are required.');
   if (body.action_hash === undefined || body.action_hash === null || body.action_hash === '') {
@@ -152,16 +149,22 @@ export function parseThumbnail(body: unknown): { actionHash: string; thumbnail: 
   return { actionHash: body.action_hash.toLowerCase(), thumbnail: t };
 }
 
-/** Decisions.md 2: `{agent_pub_key, count, timestamp, signature (hex), client_id?}`. */
-export interface QuotaSyncRequest {
-  agentPubKey: string;
-  count: number;
-  timestamp: number;
-  signature: string;
-  clientId: string | null;
+/** Spec 4.5: `agent_pub_key` (uhCAk or plain base64) as its canonical agent key, else invalid_agent_pub_key. */
+export function parseAgentKeyQuery(value: unknown): string {
+  const text = firstQueryValue(value);
+  const key = typeof text === 'string' && text !== '' ? normalizeAgentKey(text) : null;
+  if (key === null) throw new ApiError('invalid_agent_pub_key');
+  return key;
 }
 
-export function parseQuotaSync(body: unknown): QuotaSyncRequest {
+/** Spec 4.5: the optional `client_id` (an empty one is none). */
+export function parseClientIdQuery(value: unknown): string | null {
+  const client = firstQueryValue(value);
+  return typeof client === 'string' && client !== '' ? client : null;
+}
+
+/** decisions.md 2: `{agent_pub_key, count, timestamp, signature (hex), client_id?}`. */
+export function parseQuotaSync(body: unknown): QuotaSync {
   if (!isPlainObject(body) || typeof body.agent_pub_key !== 'string' || body.agent_pub_key === '') {
     throw new ApiError('invalid_agent_pub_key', undefined, { field: 'agent_pub_key' });
   }
@@ -185,12 +188,32 @@ export function parseQuotaSync(body: unknown): QuotaSyncRequest {
   };
 }
 
-/** The optional sponsoring app of a publish body. */
-export function parseClientId(body: Record<string, unknown>): string | null {
-  const v = body.client_id;
-  if (v === undefined || v === null || v === '') return null;
-  if (typeof v !== 'string') throw new ApiError('invalid_request', 'client_id must be a string.', { field: 'client_id' });
-  return v;
+/**
+ * decisions.md 2, `POST S:/publish`: the twelve record fields exactly as signed
+ * (parseRecord), `signature` and an optional sponsoring `client_id`.
+ */
+export function parsePublish(body: unknown): { record: SignatureRecord; signature: string; clientId: string | null } {
+  if (!isPlainObject(body)) throw new ApiError('invalid_request', 'The body must be a signed record.');
+  let record: SignatureRecord;
+  try {
+    record = parseRecord(body);
+  } catch (err) {
+    throw err instanceof InvalidFieldError ? fieldError(err) : err;
+  }
+  const clientId = body.client_id;
+  if (clientId !== undefined && clientId !== null && clientId !== '' && typeof clientId !== 'string') {
+    throw new ApiError('invalid_request', 'client_id must be a string.', { field: 'client_id' });
+  }
+  return { record, signature: typeof body.signature === 'string' ? body.signature : '', clientId: typeof clientId === 'string' && clientId !== '' ? clientId : null };
 }
 
-export { fromFieldError };
+/** decisions.md 2, `POST S:/publish-revocation`: `{action_hash, reason, revoked_at, signer}` as signed, and `signature`. */
+export function parsePublishRevocation(body: unknown): { entry: RevocationEntry; signature: string } {
+  let entry: RevocationEntry;
+  try {
+    entry = parseRevocation(body);
+  } catch (err) {
+    throw err instanceof InvalidFieldError ? fieldError(err) : err;
+  }
+  return { entry, signature: isPlainObject(body) && typeof body.signature === 'string' ? body.signature : '' };
+}

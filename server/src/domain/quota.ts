@@ -1,18 +1,18 @@
-// Signing quotas (spec 2.5, 3.3, 8; decisions.md 6): the tiers, the period, which pool
+// Signing quotas (spec 2.5, 3.3, 8; decisions.md 6): the tiers, the period, which quota
 // a sign draws on, and the quota state shown to clients. Pure rules over counts; the
 // store counts inside the insert transaction and calls `decideCharge` with the counts.
-import { ApiError } from '../errors.js';
-import type { ChargeDecision, PoolUsage } from '../store/signatures.js';
-import type { OrgTier, UserTier } from '../store/accounts.js';
+// (The spec's "org pool" is an org quota here: "pool" in this code base is the worker pool.)
+import { DomainError } from '../errors.js';
+import type { ChargeDecision, OrgTier, QuotaSource, QuotaUsage, UserTier } from '../store/types.js';
 
 /** Personal signs per month (spec 8); a hard block. */
 export const PERSONAL_LIMITS: Record<UserTier, number> = { free: 2, premium: 100, premium_plus: 1000 };
 
 /**
- * Org pools per month (spec 8). `included` null = the org's custom limit (enterprise).
+ * Org quotas per month (spec 8). `included` null = the org's custom limit (enterprise).
  * `overageCentsPer100` null: no overage (free is a hard cap) or custom (enterprise).
  */
-export const ORG_POOLS: Record<OrgTier, { included: number | null; overageCentsPer100: number | null; hardCap: boolean }> = {
+export const ORG_QUOTAS: Record<OrgTier, { included: number | null; overageCentsPer100: number | null; hardCap: boolean }> = {
   free: { included: 250, overageCentsPer100: null, hardCap: true },
   starter: { included: 2500, overageCentsPer100: 100, hardCap: false },
   pro: { included: 25000, overageCentsPer100: 50, hardCap: false },
@@ -55,8 +55,8 @@ export function quotaPeriod(now: number): QuotaPeriod {
   };
 }
 
-/** The sponsoring pool of an app: its organization. */
-export interface OrgPool {
+/** The sponsoring quota of an app: its organization's. */
+export interface OrgQuota {
   orgId: string;
   tier: OrgTier;
   customLimit: number | null;
@@ -64,17 +64,17 @@ export interface OrgPool {
 }
 
 /** Everything a charge depends on, resolved before the transaction. */
-export interface PoolPlan {
+export interface QuotaPlan {
   userId: string;
   personalTier: UserTier;
-  /** The org pool of the app the sign goes through (active app with an org), else null. */
-  org: OrgPool | null;
+  /** The org quota of the app the sign goes through (active app with an org), else null. */
+  org: OrgQuota | null;
   /** The sign goes through an app that has no organization (spec 2.5 tier `unknown`). */
   appWithoutOrg: boolean;
 }
 
-export function orgLimit(org: OrgPool): number | null {
-  return ORG_POOLS[org.tier].included ?? org.customLimit;
+export function orgLimit(org: OrgQuota): number | null {
+  return ORG_QUOTAS[org.tier].included ?? org.customLimit;
 }
 
 export function personalState(tier: UserTier, used: number, period: QuotaPeriod, requested = 1): QuotaState {
@@ -85,51 +85,50 @@ export function personalState(tier: UserTier, used: number, period: QuotaPeriod,
   return state;
 }
 
-export function orgState(org: OrgPool, used: number, overage: number, period: QuotaPeriod, requested = 1): QuotaState {
-  const pool = ORG_POOLS[org.tier];
+export function orgState(org: OrgQuota, used: number, overage: number, period: QuotaPeriod, requested = 1): QuotaState {
+  const rules = ORG_QUOTAS[org.tier];
   const limit = orgLimit(org);
-  const allowed = !pool.hardCap || limit === null || used + requested <= limit;
+  const allowed = !rules.hardCap || limit === null || used + requested <= limit;
   const state: QuotaState = { allowed, scope: 'org', tier: org.tier, used, limit, resets_at: new Date(period.end).toISOString() };
   if (!allowed) state.upgrade_tier = UPGRADE_TIER[`org:${org.tier}`];
   if (org.tier !== 'free') {
     state.overage_signs = overage;
-    state.overage_cents_per_100 = pool.overageCentsPer100;
+    state.overage_cents_per_100 = rules.overageCentsPer100;
   }
   return state;
 }
 
 /**
- * The pool a sign of `requested` records would draw on, and its state (decisions.md 6):
- * the app's org pool while it has room (paid tiers always have), else the personal
- * quota; `sponsorExhausted` when an org pool was there but full.
+ * The quota a sign of `requested` records would draw on, and its state (decisions.md 6):
+ * the app's org quota while it has room (paid tiers always have), else the personal
+ * quota; `sponsorExhausted` when an org quota was there but full.
  */
 export function chooseQuota(
-  plan: PoolPlan,
-  usage: PoolUsage,
+  plan: QuotaPlan,
+  usage: QuotaUsage,
   period: QuotaPeriod,
   requested = 1,
-): { pool: 'personal' | 'org'; state: QuotaState; sponsorExhausted: boolean } {
+): { quota: QuotaSource; state: QuotaState; sponsorExhausted: boolean } {
   if (plan.org !== null) {
     const org = orgState(plan.org, usage.orgUsed ?? 0, usage.orgOverage ?? 0, period, requested);
-    if (org.allowed) return { pool: 'org', state: org, sponsorExhausted: false };
+    if (org.allowed) return { quota: 'org', state: org, sponsorExhausted: false };
   }
   const personal = personalState(plan.personalTier, usage.personalUsed, period, requested);
   if (plan.appWithoutOrg) {
     // Spec 2.5: an OAuth app with no organization reports tier `unknown`, resets_at null;
     // its signs draw on the personal quota.
-    return { pool: 'personal', state: { ...personal, tier: 'unknown', resets_at: null }, sponsorExhausted: false };
+    return { quota: 'personal', state: { ...personal, tier: 'unknown', resets_at: null }, sponsorExhausted: false };
   }
-  return { pool: 'personal', state: personal, sponsorExhausted: plan.org !== null };
+  return { quota: 'personal', state: personal, sponsorExhausted: plan.org !== null };
 }
 
 /**
- * The body fields of a refused sign (spec 4.7): error, message, scope, tier, used,
- * limit, resets_at, upgrade_tier; `batch` adds remaining and requested (spec 4.8).
- * `status` 402 for REST signing, 403 for vault publishing (decisions.md 2).
+ * A refused sign (spec 4.7): the body fields scope, tier, used, limit, resets_at,
+ * upgrade_tier; a batch adds remaining and requested (spec 4.8). REST signing answers
+ * it with 402, vault publishing with 403 (decisions.md 2): the route's to say.
  */
-export class QuotaExceededError extends ApiError {
-  override readonly status: number;
-  constructor(state: QuotaState, opts: { status?: 402 | 403; requested?: number; batch?: boolean } = {}) {
+export class QuotaExceededError extends DomainError {
+  constructor(state: QuotaState, opts: { requested?: number; batch?: boolean } = {}) {
     const extra: Record<string, unknown> = {
       scope: state.scope,
       tier: state.tier,
@@ -146,31 +145,26 @@ export class QuotaExceededError extends ApiError {
       ? `The batch of ${opts.requested} signs does not fit the remaining quota (${extra.remaining}).`
       : `The ${state.scope === 'org' ? 'organization pool' : 'personal'} signing quota for this period is used up (${state.used} of ${state.limit}).`;
     super('quota_exceeded', message, extra);
-    this.status = opts.status ?? 402;
   }
 }
 
 /**
- * The `decide` callback for SignaturesStore.insertSignatures: picks the pool from the
+ * The `decide` callback for SignaturesStore.insertSignatures: picks the quota from the
  * counts made inside the transaction, flags overage records, or throws
  * QuotaExceededError (the transaction then writes nothing).
  */
-export function decideCharge(
-  plan: PoolPlan,
-  period: QuotaPeriod,
-  opts: { status?: 402 | 403; batch?: boolean } = {},
-): (usage: PoolUsage, requested: number) => ChargeDecision {
+export function decideCharge(plan: QuotaPlan, period: QuotaPeriod, opts: { batch?: boolean } = {}): (usage: QuotaUsage, requested: number) => ChargeDecision {
   return (usage, requested) => {
     const choice = chooseQuota(plan, usage, period, requested);
     if (!choice.state.allowed) throw new QuotaExceededError(choice.state, { ...opts, requested });
     const overage: boolean[] = [];
-    if (choice.pool === 'org' && plan.org !== null) {
+    if (choice.quota === 'org' && plan.org !== null) {
       const limit = orgLimit(plan.org);
       const used = usage.orgUsed ?? 0;
       for (let i = 0; i < requested; i++) overage.push(limit !== null && used + i >= limit);
     } else {
       for (let i = 0; i < requested; i++) overage.push(false);
     }
-    return { pool: choice.pool, orgId: choice.pool === 'org' ? plan.org!.orgId : null, overage };
+    return { quota: choice.quota, orgId: choice.quota === 'org' ? plan.org!.orgId : null, overage };
   };
 }

@@ -1,11 +1,11 @@
 // Quota rules (spec 2.5, 3.3, 8; decisions.md 6) as pure functions over counts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chooseQuota, decideCharge, quotaPeriod, QuotaExceededError, type PoolPlan } from '../../server/src/signit/quota.js';
+import { chooseQuota, decideCharge, quotaPeriod, QuotaExceededError, type QuotaPlan } from '../../../server/src/domain/quota.js';
 
 const period = quotaPeriod(Date.UTC(2026, 11, 31, 23, 59, 59, 999));
-const personal = (tier: PoolPlan['personalTier']): PoolPlan => ({ userId: 'u', personalTier: tier, org: null, appWithoutOrg: false });
-const withOrg = (tier: 'free' | 'starter' | 'pro' | 'enterprise', customLimit: number | null = null): PoolPlan => ({
+const personal = (tier: QuotaPlan['personalTier']): QuotaPlan => ({ userId: 'u', personalTier: tier, org: null, appWithoutOrg: false });
+const withOrg = (tier: 'free' | 'starter' | 'pro' | 'enterprise', customLimit: number | null = null): QuotaPlan => ({
   userId: 'u', personalTier: 'free', org: { orgId: 'o', tier, customLimit, appName: 'App' }, appWithoutOrg: false,
 });
 const usage = (personalUsed: number, orgUsed: number | null = null, orgOverage: number | null = null) => ({ personalUsed, orgUsed, orgOverage });
@@ -23,28 +23,28 @@ test('personal limits 2 / 100 / 1000 are hard blocks with an upgrade tier', () =
     assert.equal(open, { allowed: true, scope: 'community', tier, used: limit - 1, limit, resets_at: '2027-01-01T00:00:00.000Z' });
     const full = chooseQuota(personal(tier), usage(limit), period).state;
     assert.equal(full, { allowed: false, scope: 'community', tier, used: limit, limit, resets_at: '2027-01-01T00:00:00.000Z', upgrade_tier: next });
-    assert.throws(() => decideCharge(personal(tier), period)(usage(limit), 1), (e: unknown) => e instanceof QuotaExceededError && e.status === 402);
+    assert.throws(() => decideCharge(personal(tier), period)(usage(limit), 1), (e: unknown) => e instanceof QuotaExceededError && e.code === 'quota_exceeded');
   }
 });
 
-test('free org pool of 250: org while room, then the personal quota with the sponsor exhausted', () => {
+test('free org quota of 250: org while room, then the personal quota with the sponsor exhausted', () => {
   const room = chooseQuota(withOrg('free'), usage(0, 249, 0), period);
-  assert.is(room.pool, 'org');
+  assert.is(room.quota, 'org');
   assert.equal(room.state, { allowed: true, scope: 'org', tier: 'free', used: 249, limit: 250, resets_at: '2027-01-01T00:00:00.000Z' });
   const full = chooseQuota(withOrg('free'), usage(1, 250, 0), period);
-  assert.is(full.pool, 'personal');
+  assert.is(full.quota, 'personal');
   assert.ok(full.sponsorExhausted);
   assert.equal(full.state, { allowed: true, scope: 'community', tier: 'free', used: 1, limit: 2, resets_at: '2027-01-01T00:00:00.000Z' });
-  assert.equal(decideCharge(withOrg('free'), period)(usage(1, 250, 0), 1), { pool: 'personal', orgId: null, overage: [false] });
+  assert.equal(decideCharge(withOrg('free'), period)(usage(1, 250, 0), 1), { quota: 'personal', orgId: null, overage: [false] });
   // both full: the personal hard block answers
   try {
     decideCharge(withOrg('free'), period)(usage(2, 250, 0), 1);
     assert.unreachable();
   } catch (e) {
     assert.instance(e, QuotaExceededError);
-    assert.equal((e as QuotaExceededError).body, {
-      error: 'quota_exceeded', message: (e as Error).message, scope: 'community', tier: 'free', used: 2, limit: 2,
-      resets_at: '2027-01-01T00:00:00.000Z', upgrade_tier: 'premium',
+    assert.is((e as QuotaExceededError).code, 'quota_exceeded');
+    assert.equal((e as QuotaExceededError).extra, {
+      scope: 'community', tier: 'free', used: 2, limit: 2, resets_at: '2027-01-01T00:00:00.000Z', upgrade_tier: 'premium',
     });
   }
 });
@@ -64,22 +64,15 @@ test('paid org tiers never block and meter overage', () => {
   assert.equal(decideCharge(withOrg('enterprise'), period)(usage(0, 1e6, 0), 2).overage, [false, false]);
 });
 
-test('a batch must fit the remaining quota: 402 with remaining and requested; 403 for vault publishing', () => {
+test('a batch must fit the remaining quota: refused whole, with remaining and requested', () => {
   try {
     decideCharge(personal('premium'), period, { batch: true })(usage(95), 10);
     assert.unreachable();
   } catch (e) {
-    const body = (e as QuotaExceededError).body;
-    assert.is((e as QuotaExceededError).status, 402);
-    assert.equal([body.remaining, body.requested, body.used, body.limit, body.upgrade_tier], [5, 10, 95, 100, 'premium_plus']);
+    const extra = (e as QuotaExceededError).extra;
+    assert.equal([extra.remaining, extra.requested, extra.used, extra.limit, extra.upgrade_tier], [5, 10, 95, 100, 'premium_plus']);
   }
   assert.equal(decideCharge(personal('premium'), period, { batch: true })(usage(95), 5).overage.length, 5);
-  try {
-    decideCharge(personal('free'), period, { status: 403 })(usage(2), 1);
-    assert.unreachable();
-  } catch (e) {
-    assert.is((e as QuotaExceededError).status, 403);
-  }
 });
 
 test('an app without an organization: tier unknown, resets_at null, personal counts', () => {

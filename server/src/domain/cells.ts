@@ -4,10 +4,10 @@
 // onto another user does not decrypt.
 import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { agentKeyFromPublicKey, didFromPublicKey, generateSigningKey, parseAgentKey } from 'provenant';
-import { StoreConflictError } from '../store/accounts.js';
-import type { ServerDeps } from '../deps.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { loadSecret } from '../secrets.js';
+import type { Cell } from '../store/types.js';
+import type { DomainDeps } from './deps.js';
 
 const TAG_BYTES = 16;
 
@@ -37,10 +37,9 @@ export interface ServerCell {
 
 /**
  * Gives `userId` a server-hosted cell: a new Ed25519 key, stored encrypted, its agent
- * key linked as the user's primary. Throws StoreConflictError if the user has one.
+ * key linked as the user's primary. The store refuses a second one (StoreConflictError 'cell').
  */
-export async function createServerCell(deps: Pick<ServerDeps, 'config' | 'store'>, userId: string): Promise<ServerCell> {
-  if (await deps.store.accounts.getCell(userId)) throw new StoreConflictError('unknown');
+export async function createServerCell(deps: DomainDeps, userId: string): Promise<ServerCell> {
   const { publicKey, privateKeyPkcs8 } = generateSigningKey();
   const agentKey = agentKeyFromPublicKey(publicKey);
   const sealed = seal(loadSecret(deps.config.dataDir, 'cell.key'), privateKeyPkcs8, additionalData(userId, agentKey));
@@ -50,7 +49,7 @@ export async function createServerCell(deps: Pick<ServerDeps, 'config' | 'store'
 }
 
 /** The agent key of the user's server-hosted cell, or null for device-hosted identities. */
-export async function serverCellAgentKey(deps: Pick<ServerDeps, 'store'>, userId: string): Promise<string | null> {
+export async function serverCellAgentKey(deps: DomainDeps, userId: string): Promise<string | null> {
   return (await deps.store.accounts.getCell(userId))?.agentKey ?? null;
 }
 
@@ -64,32 +63,28 @@ export interface CellSignature {
 }
 
 /**
- * Signs `bytes` with the user's server-hosted cell. Throws ApiError `signing_failed`
- * (500, spec 4.7) when the user has none or the key cannot be opened.
+ * Signs `bytes` with the user's server-hosted cell. Throws DomainError `signing_failed`
+ * (spec 4.7) when the user has none or the key cannot be opened.
  */
-export async function signWithCell(deps: Pick<ServerDeps, 'config' | 'store'>, userId: string, bytes: Uint8Array): Promise<CellSignature> {
-  const [signed] = await signManyWithCell(deps, userId, [bytes]);
-  return signed;
+export async function signWithCell(deps: DomainDeps, userId: string, bytes: Uint8Array): Promise<CellSignature> {
+  const cell = await deps.store.accounts.getCell(userId);
+  if (!cell) throw new DomainError('signing_failed');
+  return signAsCell(deps, cell, [bytes])[0];
 }
 
 /**
- * Signs each of `messages` with the user's cell, unsealing and importing the key once
- * (a batch of 100 would otherwise spend most of its time re-importing it).
+ * Signs each of `messages` with the key of `cell` (read by the caller), unsealing and
+ * importing it once (a batch of 100 would otherwise spend most of its time
+ * re-importing it). Throws DomainError `signing_failed` when the key cannot be opened.
  */
-export async function signManyWithCell(
-  deps: Pick<ServerDeps, 'config' | 'store'>,
-  userId: string,
-  messages: Uint8Array[],
-): Promise<CellSignature[]> {
-  const cell = await deps.store.accounts.getCell(userId);
-  if (!cell) throw new ApiError('signing_failed');
+export function signAsCell(deps: Pick<DomainDeps, 'config'>, cell: Cell, messages: readonly Uint8Array[]): CellSignature[] {
   let privateKey: KeyObject;
   let sealedOpen: Uint8Array | null = null;
   try {
-    sealedOpen = open(loadSecret(deps.config.dataDir, 'cell.key'), cell.ciphertext, cell.nonce, additionalData(userId, cell.agentKey));
+    sealedOpen = open(loadSecret(deps.config.dataDir, 'cell.key'), cell.ciphertext, cell.nonce, additionalData(cell.userId, cell.agentKey));
     privateKey = createPrivateKey({ key: Buffer.from(sealedOpen), format: 'der', type: 'pkcs8' });
   } catch {
-    throw new ApiError('signing_failed', 'Signing failed: the server-hosted key could not be unsealed.');
+    throw new DomainError('signing_failed', 'Signing failed: the server-hosted key could not be unsealed.');
   } finally {
     sealedOpen?.fill(0);
   }

@@ -1,0 +1,63 @@
+// /api/v1/auth answers (decisions.md 5): the account as the API shows it, and sessions.
+import { didFromAgentKey } from 'provenant';
+import type { Account } from '../domain/accounts.js';
+import type { Session } from '../domain/sessions.js';
+import type { UserTier } from '../store/types.js';
+
+export interface UserView {
+  id: string;
+  email: string | null;
+  username: string | null;
+  display_name: string | null;
+  profile_picture: string | null;
+  public_fields: string[];
+  contact_opt_in: boolean;
+  tier: UserTier;
+  /** The primary agent key, null until one is linked. */
+  agent_pub_key: string | null;
+  did: string | null;
+  agents: { agent_pub_key: string; did: string | null; primary: boolean; linked_at: string }[];
+  server_cell: boolean;
+  personal_org_id: string | null;
+  created_at: string;
+}
+
+export function userView({ user, agents, hasServerCell, personalOrgId }: Account): UserView {
+  const primary = agents.find((a) => a.primary) ?? null;
+  return {
+    id: user.id,
+    email: user.email,
+    username: user.username,
+    display_name: user.displayName,
+    profile_picture: user.profilePicture,
+    public_fields: user.publicFields,
+    contact_opt_in: user.contactOptIn,
+    tier: user.tier,
+    agent_pub_key: primary?.agentKey ?? null,
+    did: primary ? didFromAgentKey(primary.agentKey) : null,
+    agents: agents.map((a) => ({
+      agent_pub_key: a.agentKey,
+      did: didFromAgentKey(a.agentKey),
+      primary: a.primary,
+      linked_at: new Date(a.createdAt).toISOString(),
+    })),
+    server_cell: hasServerCell,
+    personal_org_id: personalOrgId,
+    created_at: new Date(user.createdAt).toISOString(),
+  };
+}
+
+/** register, login and vault/token: `{token, user}`. */
+export function sessionAnswer(session: Session): { token: string; user: UserView } {
+  return { token: session.token, user: userView(session.account) };
+}
+
+/** me, PATCH me and agents: `{user}`. */
+export function userAnswer(account: Account): { user: UserView } {
+  return { user: userView(account) };
+}
+
+/** vault/challenge. */
+export function challengeAnswer({ challenge, expiresAt }: { challenge: string; expiresAt: number }) {
+  return { challenge, expires_at: new Date(expiresAt).toISOString() };
+}

@@ -1,0 +1,17 @@
+// What the domain works with: the store, and the data directory whose secrets seal
+// server-hosted cell keys and sign session tokens. The server's deps are one; the
+// admin CLI opens the store alone and is another. Domain modules know no HTTP: they
+// take typed inputs, write through the store and throw DomainError (../errors.ts).
+import type { Config } from '../config.js';
+import type { Store } from '../store/types.js';
+
+export interface DomainDeps {
+  store: Store;
+  config: Pick<Config, 'dataDir'>;
+}
+
+/** Who acts: the user, and the app whose token they act through (spec 6: an app's REST calls fire its webhooks). */
+export interface Caller {
+  userId: string;
+  appId: string | null;
+}

@@ -1,0 +1,126 @@
+// Sign-up, sign-in and vault challenge login (decisions.md 5), as an ordered list of
+// checks per operation; each check says what it throws. Each gives the account and a
+// JWT session token.
+import { createHash } from 'node:crypto';
+import { authChallenge, isAuthChallenge, normalizeAgentKey, parseAgentKey, parseSignatureBase64, verifyBytes } from 'provenant';
+import { verifyNothing, verifyPassword } from '../auth/passwords.js';
+import { issueSessionToken } from '../auth/tokens.js';
+import { DomainError } from '../errors.js';
+import { StoreConflictError, type User } from '../store/types.js';
+import { accountOf, createUserAccount, userOfToken, type Account } from './accounts.js';
+import type { DomainDeps } from './deps.js';
+
+/** decisions.md 5: a challenge is single use and valid 5 minutes. */
+export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
+
+export interface Session {
+  token: string;
+  account: Account;
+}
+
+async function sessionOf(deps: DomainDeps, user: User): Promise<Session> {
+  return { token: await issueSessionToken(deps, user.id), account: await accountOf(deps, user) };
+}
+
+export async function register(
+  deps: DomainDeps,
+  input: { email: string; password: string; display_name?: string; username?: string },
+): Promise<Session> {
+  const user = await createUserAccount(deps, {
+    email: input.email,
+    password: input.password,
+    displayName: input.display_name,
+    username: input.username,
+  });
+  return sessionOf(deps, user);
+}
+
+/** invalid_credentials for an unknown login, a wrong password or an account without one. */
+export async function login(deps: DomainDeps, input: { email_or_username: string; password: string }): Promise<Session> {
+  const user = await deps.store.accounts.findUserByLogin(input.email_or_username.trim());
+  const ok = user?.passwordHash ? await verifyPassword(input.password, user.passwordHash) : await verifyNothing(input.password);
+  if (!user || !ok) throw new DomainError('invalid_credentials');
+  return sessionOf(deps, user);
+}
+
+/** The account of a session's user (invalid_token once it is gone). */
+export async function accountOfSession(deps: DomainDeps, userId: string): Promise<Account> {
+  return accountOf(deps, await userOfToken(deps, userId));
+}
+
+function challengeHash(challenge: string): string {
+  return createHash('sha256').update(challenge, 'utf8').digest('hex');
+}
+
+/** The canonical agent key, or invalid_agent_pub_key. */
+function agentKeyOf(input: unknown): string {
+  const key = typeof input === 'string' ? normalizeAgentKey(input) : null;
+  if (!key) throw new DomainError('invalid_agent_pub_key');
+  return key;
+}
+
+/** A fresh single-use challenge for `agentPubKey`, valid 5 minutes, stored only as its hash. */
+export async function issueChallenge(deps: DomainDeps, agentPubKey: unknown, now = Date.now()): Promise<{ challenge: string; expiresAt: number }> {
+  const agentKey = agentKeyOf(agentPubKey);
+  const challenge = authChallenge();
+  const expiresAt = now + CHALLENGE_TTL_MS;
+  await deps.store.accounts.createChallenge({ hash: challengeHash(challenge), agentKey, expiresAt });
+  return { challenge, expiresAt };
+}
+
+/** A challenge as the vault signed it: base64 Ed25519 over its UTF-8 bytes by `agent_pub_key`. */
+export interface SignedChallenge {
+  challenge: string;
+  agent_pub_key: string;
+  signature: string;
+}
+
+/**
+ * Checks a signed challenge and uses it up: the key must parse (invalid_agent_pub_key),
+ * the challenge have the issued shape and the signature verify (invalid_signature),
+ * and the challenge be one we issued to this key, unused and unexpired (invalid_challenge).
+ */
+async function consumeSignedChallenge(deps: DomainDeps, input: SignedChallenge, now: number): Promise<string> {
+  const agentKey = agentKeyOf(input.agent_pub_key);
+  if (!isAuthChallenge(input.challenge)) throw new DomainError('invalid_challenge');
+  const signature = parseSignatureBase64(input.signature);
+  const publicKey = parseAgentKey(agentKey)!;
+  if (!signature || !verifyBytes(publicKey, Buffer.from(input.challenge, 'utf8'), signature)) {
+    throw new DomainError('invalid_signature', 'signature: not a valid base64 Ed25519 signature of the challenge by agent_pub_key.');
+  }
+  if (!(await deps.store.accounts.consumeChallenge(challengeHash(input.challenge), agentKey, now))) {
+    throw new DomainError('invalid_challenge');
+  }
+  return agentKey;
+}
+
+/** Vault login: the key's account, or a new device-hosted one (tier free, no e-mail or password). */
+export async function vaultLogin(deps: DomainDeps, input: SignedChallenge, now = Date.now()): Promise<Session & { created: boolean }> {
+  const agentKey = await consumeSignedChallenge(deps, input, now);
+  let user = await deps.store.accounts.findUserByAgentKey(agentKey);
+  let created = false;
+  if (!user) {
+    try {
+      user = await createUserAccount(deps, { agentKey });
+      created = true;
+    } catch (err) {
+      // Two first logins of one key at once: the other created the account.
+      if (!(err instanceof StoreConflictError && err.what === 'agent_key')) throw err;
+      user = await deps.store.accounts.findUserByAgentKey(agentKey);
+      if (!user) throw err;
+    }
+  }
+  return { ...(await sessionOf(deps, user)), created };
+}
+
+/** Links another device key to the signed-in user; agent_taken if another account holds it. */
+export async function linkAgent(deps: DomainDeps, userId: string, input: SignedChallenge, now = Date.now()): Promise<Account> {
+  const agentKey = await consumeSignedChallenge(deps, input, now);
+  try {
+    await deps.store.accounts.linkAgent(userId, agentKey);
+  } catch (err) {
+    if (err instanceof StoreConflictError) throw new DomainError('agent_taken');
+    throw err;
+  }
+  return accountOfSession(deps, userId);
+}
