@@ -7,11 +7,11 @@ export interface DiagnosticTask {
   /** echo: return `value`; sleep: wait `ms` without yielding the thread; exit: end the
    * worker's process-level thread abruptly; throw: fail with an error; oom: allocate until
    * the worker's heap limit ends it; decoder-hang: wait on a decoder sandbox that never
-   * answers, until `deadlineAt` (epoch ms). */
+   * answers, until `deadline` (epoch ms). */
   mode: 'echo' | 'sleep' | 'exit' | 'throw' | 'oom' | 'decoder-hang';
   ms?: number;
   value?: unknown;
-  deadlineAt?: number;
+  deadline?: number;
 }
 
 export default function diagnostic(task: DiagnosticTask): unknown {
@@ -29,7 +29,7 @@ export default function diagnostic(task: DiagnosticTask): unknown {
     case 'throw':
       throw new Error('diagnostic task failed on purpose');
     case 'decoder-hang':
-      return new DecoderSandbox().diagnostic('hang', Math.max(1, (task.deadlineAt ?? Date.now() + 60_000) - Date.now()));
+      return new DecoderSandbox().diagnostic('hang', task.deadline);
     case 'oom': {
       const hoard: number[][] = [];
       for (;;) hoard.push(new Array(1 << 20).fill(1.5));

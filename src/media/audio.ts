@@ -8,6 +8,7 @@ import { FLACDecoder } from '@wasm-audio-decoders/flac';
 import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
 import { audioFingerprintFromSamples, audioFingerprintFromWords, ChromaprintStream } from '../lib/chromaprint.js';
 import type { Fingerprint } from '../lib/types.js';
+import { deadlineOrDefault } from './deadline.js';
 import { FingerprintError } from './errors.js';
 import { decodeWithFfmpeg, streamWithFfmpeg } from './ffmpeg-audio.js';
 import { parseWavMono, wavPrefixLength } from './wav.js';
@@ -19,8 +20,8 @@ export type AudioFormat = 'mp3' | 'wav' | 'flac' | 'ogg-vorbis' | 'ogg-opus';
 export interface DecodeAudioOptions {
   /** Seconds of audio to return at most (default 120, the fingerprint's span). */
   maxSeconds?: number;
-  /** Give up after this many milliseconds (default 60000). */
-  deadlineMs?: number;
+  /** Give up at this instant, epoch ms (default: FINGERPRINT_TIMEOUT_MS from now; deadline.ts). */
+  deadline?: number;
   /** Force a decoder (benchmarks and tests); the default is the faster one per format. */
   decoder?: 'js' | 'ffmpeg';
 }
@@ -123,11 +124,11 @@ function int16ToFloat(s: Int16Array): Float32Array {
  */
 export async function decodeAudio(bytes: Uint8Array, format: AudioFormat, opts: DecodeAudioOptions = {}): Promise<Float32Array> {
   const maxSeconds = opts.maxSeconds ?? 120;
-  const deadlineMs = opts.deadlineMs ?? 60_000;
+  const deadline = deadlineOrDefault(opts.deadline);
   const decoder = opts.decoder ?? DEFAULT_DECODER[format];
   // Opus has no WebAssembly decoder here: always ffmpeg.
   if (decoder === 'ffmpeg' || format === 'ogg-opus') {
-    const pcm = await decodeWithFfmpeg(bytes, format, { maxSeconds, deadlineMs });
+    const pcm = await decodeWithFfmpeg(bytes, format, { maxSeconds, deadline });
     if (pcm.length === 0) throw new Error(`audio: ffmpeg decoded no ${format} samples`);
     return int16ToFloat(pcm);
   }
@@ -136,7 +137,6 @@ export async function decodeAudio(bytes: Uint8Array, format: AudioFormat, opts: 
     if (wav.samples.length === 0) throw new Error('audio: empty wav');
     return resampleTo11025(wav.samples, wav.sampleRate, Math.floor(maxSeconds * TARGET_RATE));
   }
-  const deadline = Date.now() + deadlineMs;
   const out = new Collector(maxSeconds);
   await decodeChunks(JS_DECODERS[format](), bytes, out, deadline);
   return out.finish();
@@ -184,7 +184,7 @@ export async function audioFingerprint(input: Uint8Array | string, format: Audio
   if (decoder === 'ffmpeg') {
     // fingerprint ffmpeg's int16 output while it is still decoding (a path is read by ffmpeg)
     const stream = new ChromaprintStream();
-    const count = await streamWithFfmpeg(input, format, { maxSeconds: opts.maxSeconds ?? 120, deadlineMs: opts.deadlineMs ?? 60_000 }, (s) => stream.push(s));
+    const count = await streamWithFfmpeg(input, format, { maxSeconds: opts.maxSeconds ?? 120, deadline: opts.deadline }, (s) => stream.push(s));
     if (count === 0) throw new Error(`audio: ffmpeg decoded no ${format} samples`);
     const words = stream.finish();
     return count < MIN_SAMPLES ? null : audioFingerprintFromWords(words);

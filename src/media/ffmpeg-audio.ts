@@ -11,8 +11,8 @@ export { ffmpegPath } from './ffmpeg.js';
 export interface FfmpegAudioOptions {
   /** Seconds of audio to produce at most (default 120). */
   maxSeconds?: number;
-  /** Kill ffmpeg and reject after this many milliseconds (default 60000). */
-  deadlineMs?: number;
+  /** Kill ffmpeg and reject at this instant, epoch ms (default: FINGERPRINT_TIMEOUT_MS from now; deadline.ts). */
+  deadline?: number;
 }
 
 const RESAMPLER = 'aresample=11025:resampler=swr:filter_size=16:phase_shift=8:linear_interp=1:cutoff=0.8';
@@ -62,7 +62,7 @@ export async function streamWithFfmpeg(
       '-flush_packets', '0',
       '-f', 's16le', 'pipe:1',
     ],
-    timeoutMs: opts.deadlineMs ?? 60_000,
+    deadline: opts.deadline,
     // 11025 Hz * 2 bytes * maxSeconds, with room for the resampler's tail
     maxOutputBytes: Math.ceil(11025 * 2 * (maxSeconds + 1)),
     onStdout(chunk) {

@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
+import { deadlineOrDefault, msUntil } from './deadline.js';
 
 export type FfmpegErrorCode = 'missing' | 'timeout' | 'output_limit' | 'failed';
 
@@ -34,8 +35,8 @@ export interface FfmpegRun {
   inputArgs?: string[];
   /** Output options; the output itself should be `-` (stdout). */
   outputArgs: string[];
-  /** Kill deadline (default 60 s). */
-  timeoutMs?: number;
+  /** When ffmpeg is killed and the run rejects, epoch ms (default: FINGERPRINT_TIMEOUT_MS from now; deadline.ts). */
+  deadline?: number;
   /** Largest stdout accepted (default 64 MiB). */
   maxOutputBytes?: number;
   /**
@@ -51,7 +52,6 @@ export interface FfmpegResult {
   stderr: string;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_OUTPUT = 64 << 20;
 const STDERR_KEEP = 64 << 10;
 
@@ -101,7 +101,7 @@ function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
     '-i', inputPath === 'pipe:0' ? inputPath : `file:${inputPath}`,
     ...run.outputArgs,
   ];
-  const timeoutMs = run.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const deadline = deadlineOrDefault(run.deadline);
   const maxOutput = run.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   return new Promise((resolvePromise, reject) => {
     const piped = inputPath === 'pipe:0';
@@ -115,7 +115,7 @@ function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
       failure ??= error;
       child.kill('SIGKILL');
     };
-    const timer = setTimeout(() => kill(new FfmpegError('timeout', `ffmpeg ran past its ${timeoutMs} ms deadline`)), timeoutMs);
+    const timer = setTimeout(() => kill(new FfmpegError('timeout', 'ffmpeg ran past its deadline')), msUntil(deadline));
     child.stdout!.on('data', (chunk: Buffer) => {
       outBytes += chunk.length;
       if (failure) return;

@@ -6,14 +6,15 @@ import { imageBands } from '../lib/bands.js';
 import { fingerprintSimilarity } from '../lib/hamming.js';
 import type { Fingerprint } from '../lib/types.js';
 import { audioFingerprint, type AudioFormat } from './audio.js';
+import { deadlineOrDefault } from './deadline.js';
 import { decodeFailure, readFailure } from './errors.js';
 import { decodeImageForHash, type ImageDecodeOptions } from './image.js';
 import type { DecoderSandbox } from './sandbox.js';
 import { videoFingerprint } from './video.js';
 
 export interface FingerprintOptions {
-  /** Deadline for decoding, in ms (default 60000): for the sandbox's decode, and for each ffmpeg run. */
-  timeoutMs?: number;
+  /** When decoding gives up, epoch ms (default: FINGERPRINT_TIMEOUT_MS from now; deadline.ts): the sandbox's decode and ffmpeg stop by it. */
+  deadline?: number;
   /** Image decoding options (pixel cap, shrink-on-load). */
   image?: ImageDecodeOptions;
   /**
@@ -46,6 +47,7 @@ async function readHead(path: string): Promise<Uint8Array> {
  */
 export async function fingerprintFile(pathOrBuffer: string | Uint8Array, opts: FingerprintOptions = {}): Promise<Fingerprint | null> {
   const path = typeof pathOrBuffer === 'string' ? pathOrBuffer : null;
+  const deadline = deadlineOrDefault(opts.deadline);
   let format = 'media';
   try {
     const type = detectType(path === null ? (pathOrBuffer as Uint8Array) : await readHead(path));
@@ -53,11 +55,11 @@ export async function fingerprintFile(pathOrBuffer: string | Uint8Array, opts: F
     format = type.format;
     // ffmpeg reads a path itself (video bytes go to a temp file, audio bytes through its
     // stdin), and a WAV file, read in process, only as far as its first 120 s.
-    if (type.kind === 'video') return await videoFingerprint(pathOrBuffer, type.format, { timeoutMs: opts.timeoutMs });
-    if (type.kind === 'audio') return await audioFingerprint(pathOrBuffer, type.format as AudioFormat, { deadlineMs: opts.timeoutMs });
+    if (type.kind === 'video') return await videoFingerprint(pathOrBuffer, type.format, { deadline });
+    if (type.kind === 'audio') return await audioFingerprint(pathOrBuffer, type.format as AudioFormat, { deadline });
     const bytes = path === null ? (pathOrBuffer as Uint8Array) : new Uint8Array(await readFile(path));
     const hash = opts.sandbox !== undefined
-      ? await opts.sandbox.imageHash(bytes, type.format, opts.image, opts.timeoutMs)
+      ? await opts.sandbox.imageHash(bytes, type.format, opts.image, deadline)
       : await decodeImageForHash(bytes, type.format, opts.image);
     const hash_value = Array.from(hash);
     return { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) };

@@ -3,6 +3,7 @@
 // when the channel closes: sharp decodes off this thread, so the timers and the channel
 // stay live while a decoder runs, and a process whose parent thread is gone does not linger.
 import sharp from 'sharp';
+import { msUntil } from './deadline.js';
 import { decodeImageForHash } from './image.js';
 import type { SandboxReply, SandboxRequest } from './sandbox.js';
 
@@ -53,7 +54,7 @@ async function handle(req: SandboxRequest): Promise<unknown> {
 process.on('message', async (req: SandboxRequest) => {
   inFlight++;
   clearTimeout(idleTimer);
-  const watchdog = setTimeout(die, req.deadlineMs);
+  const watchdog = setTimeout(die, msUntil(req.deadline));
   let reply: SandboxReply;
   try {
     reply = { id: req.id, ok: true, value: await handle(req) };

@@ -12,7 +12,7 @@
 // whole ArrayBuffer, which for a small Buffer is Node's shared pool: checked by
 // test/workers/handover.test.ts); the child reads them as a view of its channel's
 // read buffer, which may hold other messages, so it must honour byteOffset (it does:
-// sharp, bmp.ts and integrity/ all do). It sends {id, op, deadlineMs, ...} and gets
+// sharp, bmp.ts and integrity/ all do). It sends {id, op, deadline, ...} and gets
 // {id, ok, value | error}. A request past its deadline has the process killed. The
 // child also ends itself at the deadline, when idle and when its channel closes: a
 // worker thread that is terminated leaves its child's channel open, and its child
@@ -21,13 +21,11 @@ import { fork, type ChildProcess } from 'node:child_process';
 import type { MediaFormat } from '../lib/detect.js';
 import type { IntegrityReport } from '../lib/integrity.js';
 import { compiledFile } from '../lib/wasm.js';
+import { deadlineOrDefault, msUntil } from './deadline.js';
 import { ImageDecodeError, type ImageDecodeOptions } from './image.js';
 
 /** Times a request is sent again to a new process after an idle exit crossed it. */
 const MAX_RESENDS = 3;
-
-/** The deadline of a request when none is given, in ms. */
-export const SANDBOX_DEFAULT_DEADLINE_MS = 60_000;
 
 type RequestBody =
   | { op: 'image-hash'; bytes: Uint8Array; format: MediaFormat; options: ImageDecodeOptions }
@@ -35,7 +33,7 @@ type RequestBody =
   | { op: 'abort' | 'hang' };
 
 /** What the child is asked to do (sandbox-child.ts). */
-export type SandboxRequest = RequestBody & { id: number; deadlineMs: number };
+export type SandboxRequest = RequestBody & { id: number; deadline: number };
 
 export type SandboxReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
 
@@ -49,9 +47,8 @@ export class SandboxError extends Error {
 
 interface Pending {
   body: RequestBody;
-  /** The request's deadline, in ms from when it was made, and when it passes (epoch ms). */
-  deadlineMs: number;
-  deadlineAt: number;
+  /** When the request gives up (epoch ms). */
+  deadline: number;
   /** The process the request was sent to (null until it is sent). */
   child: ChildProcess | null;
   /** Times sent again after an idle exit (bounded, so a process that exits at once cannot loop). */
@@ -101,21 +98,21 @@ export class DecoderSandbox {
   }
 
   /** The 8-byte ImagePHash of an image file's bytes (a copy of them goes to the sandbox process). */
-  imageHash(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}, deadlineMs = SANDBOX_DEFAULT_DEADLINE_MS): Promise<Uint8Array> {
-    return this.request({ op: 'image-hash', bytes, format, options }, deadlineMs) as Promise<Uint8Array>;
+  imageHash(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}, deadline?: number): Promise<Uint8Array> {
+    return this.request({ op: 'image-hash', bytes, format, options }, deadline) as Promise<Uint8Array>;
   }
 
   /** The integrity report (src/media/integrity.ts) of a file's bytes, made in the sandbox process. */
-  integrityReport(bytes: Uint8Array, deadlineMs = SANDBOX_DEFAULT_DEADLINE_MS): Promise<IntegrityReport> {
-    return this.request({ op: 'integrity', bytes }, deadlineMs) as Promise<IntegrityReport>;
+  integrityReport(bytes: Uint8Array, deadline?: number): Promise<IntegrityReport> {
+    return this.request({ op: 'integrity', bytes }, deadline) as Promise<IntegrityReport>;
   }
 
   /**
    * For checking the boundary (tests, operators): `abort` makes the process abort as a
    * crashing decoder would; `hang` never answers, as a decoder stuck in a loop. Both reject.
    */
-  diagnostic(mode: 'abort' | 'hang', deadlineMs = SANDBOX_DEFAULT_DEADLINE_MS): Promise<never> {
-    return this.request({ op: mode }, deadlineMs) as Promise<never>;
+  diagnostic(mode: 'abort' | 'hang', deadline?: number): Promise<never> {
+    return this.request({ op: mode }, deadline) as Promise<never>;
   }
 
   /** Ends the sandbox process; pending requests reject, later ones fail. Resolves once it has exited (and was reaped). */
@@ -130,19 +127,21 @@ export class DecoderSandbox {
     });
   }
 
-  private request(body: RequestBody, deadlineMs: number): Promise<unknown> {
+  /** Sends a request that gives up at `deadline` (epoch ms; default FINGERPRINT_TIMEOUT_MS from now, deadline.ts). */
+  private request(body: RequestBody, deadlineGiven: number | undefined): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the decoder sandbox is closed'));
+    const deadline = deadlineOrDefault(deadlineGiven);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         // the process may be stuck in a decoder: it goes, and every request in it; the
         // next request starts a new one at once (not sent to this one while it dies)
         const p = this.settle(id);
-        p?.reject(this.timeoutError(deadlineMs));
+        p?.reject(this.timeoutError());
         if (p?.child && this.child === p.child) this.child = null;
         p?.child?.kill('SIGKILL');
-      }, deadlineMs);
-      this.pending.set(id, { body, deadlineMs, deadlineAt: Date.now() + deadlineMs, child: null, resends: 0, resolve, reject, timer });
+      }, msUntil(deadline));
+      this.pending.set(id, { body, deadline, child: null, resends: 0, resolve, reject, timer });
       this.dispatch(id);
     });
   }
@@ -153,8 +152,8 @@ export class DecoderSandbox {
     const child = this.child ?? this.start();
     p.child = child;
     this.hold(child, true);
-    // the child's own deadline is what is left of the request's
-    child.send({ id, deadlineMs: Math.max(1, p.deadlineAt - Date.now()), ...p.body } as SandboxRequest, (err) => {
+    // the child stops by the request's deadline too (same clock: same machine)
+    child.send({ id, deadline: p.deadline, ...p.body } as SandboxRequest, (err) => {
       if (!err || this.pending.get(id) !== p) return;
       // not delivered (the process is exiting): it had no part in that, so a new one gets it
       if (this.child === child) this.child = null;
@@ -187,15 +186,15 @@ export class DecoderSandbox {
         if (p.child !== child) continue;
         if (idleExit && p.resends++ < MAX_RESENDS) this.dispatch(id);
         // the child ends itself at a request's deadline too, and may do so first
-        else if (Date.now() >= p.deadlineAt) this.settle(id)?.reject(this.timeoutError(p.deadlineMs));
+        else if (Date.now() >= p.deadline) this.settle(id)?.reject(this.timeoutError());
         else this.settle(id)?.reject(new SandboxError('crashed', `the decoder process ${why} before answering`));
       }
     });
     return child;
   }
 
-  private timeoutError(deadlineMs: number): SandboxError {
-    return new SandboxError('timeout', `the decoder process ran past its ${deadlineMs} ms deadline and was stopped`);
+  private timeoutError(): SandboxError {
+    return new SandboxError('timeout', 'the decoder process ran past its deadline and was stopped');
   }
 
   /**

@@ -11,6 +11,7 @@ import type { MediaFormat } from '../lib/detect.js';
 import type { Fingerprint } from '../lib/types.js';
 import { imageHashFromPixels } from '../lib/dhash.js';
 import '../lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
+import { deadlineOrDefault } from './deadline.js';
 import { parseDuration, runFfmpeg } from './ffmpeg.js';
 
 export const MAX_VIDEO_FRAMES = 120;
@@ -27,8 +28,8 @@ export const MAX_VIDEO_FRAME_PIXELS = 40_000_000;
 const DEMUXER: Partial<Record<MediaFormat, string>> = { mp4: 'mov', mkv: 'matroska', webm: 'matroska', avi: 'avi' };
 
 export interface VideoOptions {
-  /** ffmpeg's deadline per run (default 60 s). */
-  timeoutMs?: number;
+  /** When ffmpeg is stopped, epoch ms (default: FINGERPRINT_TIMEOUT_MS from the start; deadline.ts), for every run of one file. */
+  deadline?: number;
   /** Override VIDEO_FRAME_CELL; 0 keeps frames at full size (for measurements). */
   frameCell?: number;
 }
@@ -78,7 +79,7 @@ async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: 
       '-frames:v', String(maxFrames),
       '-f', 'rawvideo', '-',
     ],
-    timeoutMs: options.timeoutMs,
+    deadline: options.deadline,
     maxOutputBytes: cell > 0 ? maxFrames * frameBytes0 + 1 : 1 << 30,
     enough,
   });
@@ -105,6 +106,7 @@ async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: 
 export async function videoFrameHashes(input: string | Uint8Array, format: MediaFormat, options: VideoOptions = {}): Promise<Uint8Array> {
   const demuxer = DEMUXER[format];
   if (demuxer === undefined) throw new VideoDecodeError(`not a video format: ${format}`);
+  options = { ...options, deadline: deadlineOrDefault(options.deadline) };
   const first = await sampleFrames(input, demuxer, 0.5, MAX_VIDEO_FRAMES, options);
   const d = first.duration;
   if (d !== null && d > 0 && d < 1) {

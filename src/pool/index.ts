@@ -7,13 +7,14 @@ import { availableParallelism } from 'node:os';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { compiledFile } from '../lib/wasm.js';
+import { FINGERPRINT_TIMEOUT_MS, msUntil } from '../media/deadline.js';
 import { FingerprintError, type FingerprintOutcome } from '../media/errors.js';
 import type { Fingerprint } from '../lib/types.js';
 
 export interface FingerprintPoolOptions {
   /** Worker threads (default $PROVENANT_WORKERS, else the number of CPUs). */
   workers?: number;
-  /** Deadline per task in ms (default 60000); the worker is terminated at it. */
+  /** Time limit per task in ms, counted from submission (default FINGERPRINT_TIMEOUT_MS, 60 s): each task gets its deadline from it, and its worker is terminated at that deadline. */
   taskTimeoutMs?: number;
   /** Tasks waiting beyond the running ones before PoolBusyError (default 16 per worker). */
   maxQueue?: number;
@@ -83,8 +84,6 @@ export class PoolTaskError extends PoolError {
   }
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
-
 function defaultWorkers(): number {
   const env = process.env.PROVENANT_WORKERS;
   if (env !== undefined && env !== '') {
@@ -118,7 +117,7 @@ function ownBuffer(bytes: Uint8Array): ArrayBuffer {
 
 export function createFingerprintPool(options: FingerprintPoolOptions = {}): FingerprintPool {
   const workers = options.workers ?? defaultWorkers();
-  const timeoutMs = options.taskTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.taskTimeoutMs ?? FINGERPRINT_TIMEOUT_MS;
   const files = new Map<string, string>();
   const fileFor = (name: string) => {
     let f = files.get(name);
@@ -143,7 +142,8 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
   });
   let closed = false;
 
-  async function run<R>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R> {
+  /** Runs a task that is stopped at `deadline` (epoch ms), set once at submission. */
+  async function runBy<R>(taskName: string, payload: unknown, deadline: number, transferList?: TransferListItem[]): Promise<R> {
     if (closed) throw new PoolError('closed', 'the worker pool is closed');
     const filename = fileFor(taskName);
     if (piscina.queueSize >= piscina.options.maxQueue) throw new PoolBusyError();
@@ -152,7 +152,7 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
     const timer = setTimeout(() => {
       timedOut = true;
       abort.abort();
-    }, timeoutMs);
+    }, msUntil(deadline));
     try {
       return (await piscina.run(payload, { filename, signal: abort.signal, transferList: transferList as never })) as R;
     } catch (e) {
@@ -167,14 +167,17 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
   return {
     async fingerprint(bytes: Uint8Array): Promise<Fingerprint | null> {
       const buffer = ownBuffer(bytes);
-      // the worker's decoder sandbox ends itself at this deadline too (workers/fingerprint.ts)
-      const outcome = await run<FingerprintOutcome>('fingerprint', { buffer, deadlineAt: Date.now() + timeoutMs }, [buffer]);
+      // one deadline: the pool stops the task at it, the worker's decoders a little before (workers/fingerprint.ts)
+      const deadline = Date.now() + timeoutMs;
+      const outcome = await runBy<FingerprintOutcome>('fingerprint', { buffer, deadline }, deadline, [buffer]);
       if ('fingerprint' in outcome) return outcome.fingerprint;
       // the worker stops its decoders just before this deadline, and says so: the same timeout
       if (outcome.failure === 'timeout') throw new PoolTimeoutError('fingerprint', timeoutMs);
       throw new FingerprintError(outcome.failure, outcome.message);
     },
-    run,
+    run<R>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R> {
+      return runBy<R>(taskName, payload, Date.now() + timeoutMs, transferList);
+    },
     get queueSize() {
       return piscina.queueSize;
     },

@@ -115,12 +115,12 @@ test('a decoder that never answers is stopped at the deadline with a timeout; th
     const first = sandbox.pid!;
     const started = Date.now();
     try {
-      await sandbox.diagnostic('hang', 300);
+      await sandbox.diagnostic('hang', started + 300);
       assert.unreachable('no timeout');
     } catch (e) {
       assert.instance(e, SandboxError);
       assert.is((e as SandboxError).code, 'timeout');
-      assert.match((e as Error).message, /300 ms deadline/);
+      assert.match((e as Error).message, /past its deadline/);
     }
     assert.ok(Date.now() - started >= 290);
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -127,7 +127,7 @@ test('the ffmpeg runner enforces its deadline and output cap', async () => {
     assert.ok(e instanceof FfmpegError && e.code === 'output_limit', String(e));
   }
   try {
-    await runFfmpeg({ ...big, inputArgs: ['-re'], timeoutMs: 300 });
+    await runFfmpeg({ ...big, inputArgs: ['-re'], deadline: Date.now() + 300 });
     assert.unreachable();
   } catch (e) {
     assert.ok(e instanceof FfmpegError && e.code === 'timeout', String(e));

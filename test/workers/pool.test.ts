@@ -163,7 +163,7 @@ test('a decoder sandbox whose worker is stopped at the deadline ends itself', ()
     const before = sandboxPids();
     // the sandbox's deadline a little after the pool's, so that the pool stops the
     // worker first (at the same instant the worker's own timer could win the race)
-    const hung = pool.run('diagnostic', { mode: 'decoder-hang', deadlineAt: Date.now() + 1700 });
+    const hung = pool.run('diagnostic', { mode: 'decoder-hang', deadline: Date.now() + 1700 });
     hung.catch(() => {});
     await new Promise((resolve) => setTimeout(resolve, 800));
     const started = [...sandboxPids()].filter((pid) => !before.has(pid));
