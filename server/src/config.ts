@@ -1,7 +1,7 @@
 // Configuration by environment variables (decisions.md 10), validated once at start:
 // a bad value throws ConfigError with one line naming the variable.
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -193,4 +193,9 @@ export function loadConfig(env: Env = process.env): Config {
     uploadGraceMs,
     uploadMinRate,
   };
+}
+
+/** The SQLite database in the data directory (the server and the admin CLI open the same file). */
+export function databaseFile(config: Pick<Config, 'dataDir'>): string {
+  return join(config.dataDir, 'provenant.db');
 }
