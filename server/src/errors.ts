@@ -83,7 +83,3 @@ export class ApiError extends DomainError {
     return { error: this.code, message: this.message, ...this.extra };
   }
 }
-
-export function apiError(code: ErrorCode, message?: string, extra?: Record<string, unknown>): ApiError {
-  return new ApiError(code, message, extra);
-}

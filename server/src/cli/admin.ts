@@ -7,11 +7,10 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { ORG_TIERS, USER_TIERS, StoreConflictError, type OrgTier, type UserTier } from '../store/index.js';
-import { ConfigError, loadConfig } from '../config.js';
-import type { StoreDeps } from '../deps.js';
+import { ORG_TIERS, USER_TIERS, StoreConflictError, type OrgTier, type UserTier } from '../store/types.js';
+import { ConfigError, databaseFile, loadConfig } from '../config.js';
+import type { DomainDeps } from '../domain/deps.js';
 import { DomainError } from '../errors.js';
-import { createLogger } from '../log.js';
 import { createOrg, createUserAccount, setOrgTier, setUserTier, userByEmail } from '../domain/accounts.js';
 import { createApp, sessionToken } from '../domain/apps.js';
 import { createServerCell } from '../domain/cells.js';
@@ -66,7 +65,7 @@ interface Subcommand<Input> {
   createsDatabase?: boolean;
   /** The command line checked, and what it names read, before the database is opened (UsageError). */
   parse(v: Values): Input | Promise<Input>;
-  run(deps: StoreDeps, input: Input): Promise<Record<string, unknown>>;
+  run(deps: DomainDeps, input: Input): Promise<Record<string, unknown>>;
 }
 
 function required(values: Values, name: Flag): string {
@@ -269,13 +268,14 @@ export async function admin(argv: string[], io: CliIo = process): Promise<number
     throw err;
   }
 
-  let deps: StoreDeps | undefined;
+  let deps: DomainDeps | undefined;
   try {
     const env: Record<string, string | undefined> = { ...process.env, PROVENANT_LOG_LEVEL: 'silent' };
     if (values['data-dir'] !== undefined) env.PROVENANT_DATA_DIR = values['data-dir'];
     const config = loadConfig(env);
-    // the server's modules (most of the CLI's start-up time) load only for a command that runs
-    const { databaseFile, composeStore } = await import('../root.js');
+    // the store (sqlite3, most of the CLI's start-up time) loads only for a command that runs;
+    // the admin needs nothing else of the server
+    const { openSqliteStore } = await import('../store/index.js');
     // A mistyped --data-dir would otherwise get an empty database of its own, and a
     // "no user" answer that hides the real mistake.
     const file = databaseFile(config);
@@ -285,7 +285,7 @@ export async function admin(argv: string[], io: CliIo = process): Promise<number
         `no database at ${file}: give the server's data directory (--data-dir or PROVENANT_DATA_DIR), or create one with the first user (provenant admin create-user)`,
       );
     }
-    deps = await composeStore(config, { log: createLogger('silent') });
+    deps = { store: await openSqliteStore(file), config };
     if (fresh) io.stderr.write(`provenant admin: created a new database at ${file}\n`);
     const result = await sub.run(deps, input);
     io.stdout.write(JSON.stringify(result) + '\n');
