@@ -49,13 +49,12 @@ async function serveProvenant(dataDir: string): Promise<void> {
   // the compiled server, as `npm start` runs it (support.ts compiled())
   const { loadConfig } = await compiled<typeof import('../server/src/config.js')>('server/src/config.js');
   const { startServer } = await compiled<typeof import('../server/src/serve.js')>('server/src/serve.js');
-  const { matchingOf } = await compiled<typeof import('../server/src/matching/service.js')>('server/src/matching/service.js');
   const started = performance.now();
   const running = await startServer(
     loadConfig({ PORT: '0', HOST: '127.0.0.1', PROVENANT_DATA_DIR: dataDir, PROVENANT_RATE_LIMIT: 'off', PROVENANT_LOG_LEVEL: 'silent', PROVENANT_WORKERS: '2' }),
   );
-  const stats = await matchingOf(running.deps).ready;
-  console.log(JSON.stringify({ url: running.url, load: stats, startMs: Math.round(performance.now() - started), indexBytes: matchingOf(running.deps).indexBytes() }));
+  const stats = await running.deps.matching.ready;
+  console.log(JSON.stringify({ url: running.url, load: stats, startMs: Math.round(performance.now() - started), indexBytes: running.deps.matching.indexBytes() }));
   // SIGUSR2: print the event loop's delay since the last one (ms), then start over
   const { monitorEventLoopDelay } = await import('node:perf_hooks');
   const delay = monitorEventLoopDelay({ resolution: 1 });
@@ -99,7 +98,7 @@ async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }
   if (existsSync(join(dir, 'ready'))) return { dir, query };
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const { Db } = await import('../server/src/store/db.js');
+  const { Db } = await import('../server/src/store/sqlite/db.js');
   const db0 = await Db.open(join(dir, 'provenant.db')); // migrations
   await db0.close();
   const t = performance.now();

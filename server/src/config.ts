@@ -2,6 +2,7 @@
 // a bad value throws ConfigError with one line naming the variable.
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { FINGERPRINT_TIMEOUT_MS } from 'provenant';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -25,7 +26,7 @@ export interface Config {
   /** Tests only: webhooks may reach loopback/private addresses. */
   webhookAllowPrivate: boolean;
   workers: number;
-  /** The fingerprinter's deadline per upload, in ms (spec 8: 60 s; PROVENANT_FINGERPRINT_TIMEOUT_MS). */
+  /** The time limit of fingerprinting one upload, in ms (spec 8: 60 s, the library's FINGERPRINT_TIMEOUT_MS; PROVENANT_FINGERPRINT_TIMEOUT_MS): the pool's deadline per task, passed down to every decoder. */
   fingerprintTimeoutMs: number;
   /** Memory limit of each decoder sandbox process, in MB (PROVENANT_DECODER_MEMORY_MB); undefined: the sandbox's default (src/media/sandbox.ts). */
   decoderMemoryMb: number | undefined;
@@ -138,7 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const webhookAllowPrivate = flag(env, 'PROVENANT_WEBHOOK_ALLOW_PRIVATE', false, '1', '0');
   const workers = integer(env, 'PROVENANT_WORKERS', Math.max(1, availableParallelism()), 1, 256);
-  const fingerprintTimeoutMs = integer(env, 'PROVENANT_FINGERPRINT_TIMEOUT_MS', 60_000, 100, 3_600_000);
+  const fingerprintTimeoutMs = integer(env, 'PROVENANT_FINGERPRINT_TIMEOUT_MS', FINGERPRINT_TIMEOUT_MS, 100, 3_600_000);
   const decoderMemoryMb = read(env, 'PROVENANT_DECODER_MEMORY_MB') === undefined ? undefined : integer(env, 'PROVENANT_DECODER_MEMORY_MB', 0, 128, 1_048_576);
 
   const dnsText = read(env, 'PROVENANT_DNS_SERVERS');

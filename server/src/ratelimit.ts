@@ -85,25 +85,38 @@ export interface RateLimitOptions {
   key?: (ctx: Context) => string;
 }
 
-const mapsByDeps = new WeakMap<object, Map<string, BoundedLimitMap>>();
+/** The windows of every named limit of one server (the composition root builds it; rateLimit fills it). */
+export class RateLimitStores {
+  private readonly maps = new Map<string, BoundedLimitMap>();
 
-function mapFor(deps: ServerDeps, name: string, maxClients: number): BoundedLimitMap {
-  let maps = mapsByDeps.get(deps);
-  if (!maps) mapsByDeps.set(deps, (maps = new Map()));
-  let map = maps.get(name);
-  if (!map) maps.set(name, (map = new BoundedLimitMap(maxClients)));
-  return map;
-}
+  /** The map of a named limit, made on its first route. */
+  map(name: string, maxClients: number): BoundedLimitMap {
+    let map = this.maps.get(name);
+    if (!map) this.maps.set(name, (map = new BoundedLimitMap(maxClients)));
+    return map;
+  }
 
-/** The limiter map behind a named limit (tests and metrics). */
-export function rateLimitStore(deps: ServerDeps, name: string): BoundedLimitMap | undefined {
-  return mapsByDeps.get(deps)?.get(name);
+  /** The map behind a named limit, if a route uses it (tests). */
+  get(name: string): BoundedLimitMap | undefined {
+    return this.maps.get(name);
+  }
+
+  /** Named limits, and client windows remembered across them (for /healthz). */
+  get limits(): number {
+    return this.maps.size;
+  }
+
+  get clients(): number {
+    let n = 0;
+    for (const map of this.maps.values()) n += map.size;
+    return n;
+  }
 }
 
 /** Per-client rate limit middleware for a feature route; a no-op when PROVENANT_RATE_LIMIT=off. */
-export function rateLimit(deps: ServerDeps, options: RateLimitOptions): Middleware {
+export function rateLimit(deps: Pick<ServerDeps, 'config' | 'rateLimits'>, options: RateLimitOptions): Middleware {
   if (!deps.config.rateLimit) return async (_ctx: Context, next: Next) => next();
-  const db = mapFor(deps, options.name, options.maxClients ?? 100_000);
+  const db = deps.rateLimits.map(options.name, options.maxClients ?? 100_000);
   const key = options.key ?? ((ctx: Context) => clientIp(ctx, deps.config.trustProxy));
   const limiter = koaRatelimit({
     driver: 'memory',

@@ -1,74 +1,20 @@
-// Serving: open the database under the data directory, build the store and the app,
-// listen, and close gracefully (stop accepting, finish in-flight requests, then close
-// the pool and the database).
+// Serving: the parts from the composition root (root.ts), the app over them, listen,
+// and close gracefully (stop accepting, finish in-flight requests, then close the
+// parts in reverse order).
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { Db } from './store/db.js';
-import { createSqliteStore } from './store/index.js';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { ServerDeps } from './deps.js';
-import { createLogger, type Logger } from './log.js';
-import { Metrics } from './metrics.js';
-import { loadSecret } from './secrets.js';
-import { closeVerifyCache } from './signit/cache.js';
-import { closeMatching } from './matching/service.js';
+import { composeServer, type ComposeOptions } from './root.js';
 
 export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:8080. */
   url: string;
   deps: ServerDeps;
   server: Server;
-  /** Stops accepting, waits for in-flight requests (up to `graceMs`, default 10 s), closes pool and db. */
+  /** Stops accepting, waits for in-flight requests (up to `graceMs`, default 10 s), closes the parts. */
   close(graceMs?: number): Promise<void>;
-}
-
-export interface StartOptions {
-  log?: Logger;
-  /** The fingerprint pool, when the matching feature provides one. */
-  pool?: unknown;
-}
-
-export function databaseFile(config: Pick<Config, 'dataDir'>): string {
-  return join(config.dataDir, 'provenant.db');
-}
-
-/** Opens the database and builds ServerDeps (no listening): for the server and the admin CLI. */
-export async function openDeps(config: Config, options: StartOptions = {}): Promise<ServerDeps> {
-  const log = options.log ?? createLogger(config.logLevel);
-  const db = await Db.open(databaseFile(config), ({ version, name, ms }) => {
-    if (ms === undefined) log.info('applying database migration', { version, name });
-    else log.info('database migration applied', { version, name, ms });
-  });
-  try {
-    // Generate the secrets now, not on the first request that needs them.
-    loadSecret(config.dataDir, 'jwt.key');
-    loadSecret(config.dataDir, 'cell.key');
-  } catch (err) {
-    await db.close();
-    throw err;
-  }
-  return { config, store: createSqliteStore(db), db, log, metrics: new Metrics(), pool: options.pool };
-}
-
-async function closePool(pool: unknown): Promise<void> {
-  const p = pool as { close?: () => unknown; destroy?: () => unknown } | undefined;
-  if (!p) return;
-  if (typeof p.close === 'function') await p.close();
-  else if (typeof p.destroy === 'function') await p.destroy();
-}
-
-/**
- * Closes everything openDeps and the routers started (the verify cache's timer, the
- * match index thread, the pool, the database), in that order: the one list for a
- * shutdown and for a start that failed.
- */
-export async function closeDeps(deps: ServerDeps): Promise<void> {
-  closeVerifyCache(deps);
-  await closeMatching(deps);
-  await closePool(deps.pool);
-  await deps.db.close();
 }
 
 /**
@@ -93,8 +39,8 @@ function httpServer(config: Config, handler: RequestListener): Server {
   return server;
 }
 
-export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const deps = await openDeps(config, options);
+export async function startServer(config: Config, options: ComposeOptions = {}): Promise<RunningServer> {
+  const deps = await composeServer(config, options);
   let server: Server;
   try {
     if (config.webhookAllowPrivate) {
@@ -110,8 +56,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       });
     });
   } catch (err) {
-    // what was started keeps the process alive (the index thread) or the database open
-    await closeDeps(deps).catch((closeErr: Error) => deps.log.error('closing after a failed start', { error: closeErr.message }));
+    // what was started keeps the process alive (the pool, the index thread) or the database open
+    await deps.parts.close().catch((closeErr: Error) => deps.log.error('closing after a failed start', { error: closeErr.message }));
     throw err;
   }
   const { port } = server.address() as AddressInfo;
@@ -130,7 +76,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       force.unref();
       await stopped;
       clearTimeout(force);
-      await closeDeps(deps);
+      await deps.parts.close();
       deps.log.info('stopped');
     })());
 

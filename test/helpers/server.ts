@@ -1,11 +1,14 @@
-// A real server for tests: fresh temp data directory, real SQLite file, port 0 on
-// 127.0.0.1, rate limits on unless overridden, logging silent.
+// A real server for tests, built by the server's own composition root (startServer ->
+// composeServer): fresh temp data directory, real SQLite file, port 0 on 127.0.0.1,
+// rate limits on unless overridden, logging silent.
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../server/src/config.js';
+import { databaseFile, loadConfig } from '../../server/src/config.js';
 import type { ServerDeps } from '../../server/src/deps.js';
+import { Db } from '../../server/src/store/sqlite/db.js';
+import type { ComposeOptions } from '../../server/src/root.js';
 import { startServer } from '../../server/src/serve.js';
 
 export interface TestUser {
@@ -19,6 +22,8 @@ export interface TestServer {
   dataDir: string;
   /** The node:http server (e.g. to wait for a request to arrive). */
   http: Server;
+  /** A connection of the test's own to the server's database, for writes past the store (tampering, ageing); closed by close(). */
+  sql(): Promise<Db>;
   close(): Promise<void>;
   /** Registers (POST /api/v1/auth/register) a user; a unique e-mail when none is given. */
   register(email?: string, opts?: { password?: string; display_name?: string; username?: string }): Promise<TestUser>;
@@ -26,7 +31,7 @@ export interface TestServer {
 
 let counter = 0;
 
-export async function startTestServer(envOverrides: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(envOverrides: Record<string, string> = {}, options: ComposeOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'provenant-test-'));
   const config = loadConfig({
     PORT: '0',
@@ -36,14 +41,17 @@ export async function startTestServer(envOverrides: Record<string, string> = {})
     PROVENANT_WORKERS: '1',
     ...envOverrides,
   });
-  const running = await startServer(config);
+  const running = await startServer(config, options);
+  let db: Promise<Db> | undefined;
   return {
     url: running.url,
     deps: running.deps,
     dataDir,
     http: running.server,
+    sql: () => (db ??= Db.open(databaseFile(config))),
     async close() {
       await running.close(2_000);
+      if (db) await (await db).close();
       rmSync(dataDir, { recursive: true, force: true });
     },
     async register(email, opts = {}) {

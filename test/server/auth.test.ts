@@ -6,7 +6,7 @@ import Koa from 'koa';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { attachDeps } from '../../server/src/deps.js';
-import { registerTokenVerifier, requireAuth } from '../../server/src/auth/middleware.js';
+import { requireAuth, type TokenVerifier } from '../../server/src/auth/middleware.js';
 import { renderErrors } from '../../server/src/middleware.js';
 import { createLogger } from '../../server/src/log.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -312,11 +312,12 @@ test('an expired challenge is refused (stored hashed, 5 minutes)', async () => {
   const expiresAt = Date.parse(c.json.expires_at);
   assert.ok(Math.abs(expiresAt - Date.now() - 5 * 60_000) < 10_000, 'valid about 5 minutes');
   const hash = createHash('sha256').update(c.json.challenge).digest('hex');
-  const rows = await server.deps.db.all<{ hash: string }>('SELECT hash FROM challenges');
+  const db = await server.sql();
+  const rows = await db.all<{ hash: string }>('SELECT hash FROM challenges');
   assert.ok(rows.some((r) => r.hash === hash), 'stored as its SHA-256');
   assert.not.ok(rows.some((r) => r.hash === c.json.challenge), 'never in clear');
   // Age it past its expiry, as five minutes would.
-  await server.deps.db.run('UPDATE challenges SET expires_at = ? WHERE hash = ?', [Date.now() - 1, hash]);
+  await db.run('UPDATE challenges SET expires_at = ? WHERE hash = ?', [Date.now() - 1, hash]);
   const res = await call('POST', '/api/v1/auth/vault/token', {
     body: { challenge: c.json.challenge, agent_pub_key: key.pub, signature: key.sign(c.json.challenge) },
   });
@@ -365,11 +366,11 @@ test('POST /agents links another device key; a key of another account is 409', a
 
 test('a second token verifier (as OAuth will add) plugs in; requireAuth(scope) checks its scopes', async () => {
   const { user, token } = await server.register();
-  registerTokenVerifier(async (_deps, t) =>
-    t === 'opaque-verify-only' ? { userId: user.id, kind: 'oauth', appId: null, scopes: ['openid', 'verify'] } : null,
-  );
+  const opaque: TokenVerifier = async (_deps, t) =>
+    t === 'opaque-verify-only' ? { userId: user.id, kind: 'oauth', appId: null, scopes: ['openid', 'verify'] } : null;
   const app = new Koa();
-  attachDeps(app, server.deps);
+  // the server's parts with one more verifier, as the composition root will list OAuth's
+  attachDeps(app, { ...server.deps, tokenVerifiers: [...server.deps.tokenVerifiers, opaque] });
   app.use(renderErrors(createLogger('silent')));
   const sign = requireAuth('sign');
   const verify = requireAuth('verify');

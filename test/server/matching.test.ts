@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createServerCell } from '../../server/src/accounts/cells.js';
+import { createServerCell } from '../../server/src/domain/cells.js';
 import { fingerprintFile, similarity } from '../../src/media/fingerprint.js';
 import { UPLOAD_LIMIT_BYTES } from '../../server/src/matching/upload.js';
 import { sha256Hex } from '../../src/lib/sha256.js';
@@ -400,8 +400,7 @@ test('fingerprint: 401 without a token; the fingerprint of a file, or null', asy
 });
 
 test('verify-fuzzy: a repeated query is answered from the cache until a sign reaches its candidates', async () => {
-  const { matchingOf } = await import('../../server/src/matching/service.js');
-  const answers = matchingOf(srv.deps).answers;
+  const answers = srv.deps.matching.answers;
   const h = Array.from(randomBytes(8));
   const q = { bands: h.map((b) => [b]), hash_value: h };
   const first = await api('POST', `${S}/verify-fuzzy`, { json: q });
@@ -425,8 +424,7 @@ test('verify-fuzzy: a repeated query is answered from the cache until a sign rea
 });
 
 test('the index is rebuilt from SQLite at start and kept current by signing', async () => {
-  const { matchingOf } = await import('../../server/src/matching/service.js');
-  const service = matchingOf(srv.deps);
+  const service = srv.deps.matching;
   const stats = await service.ready;
   await service.flush();
   assert.is(service.indexSize(), signed.length);
@@ -448,8 +446,7 @@ test('the index is rebuilt from SQLite at start and kept current by signing', as
 });
 
 test('a match index thread that ends is replaced and reloaded from SQLite; answers stay the same', async () => {
-  const { matchingOf } = await import('../../server/src/matching/service.js');
-  const service = matchingOf(srv.deps);
+  const service = srv.deps.matching;
   await service.flush();
   const q = { bands: fruitsFp.bands, hash_value: fruitsFp.hash_value };
   const before = await api('POST', `${S}/verify-fuzzy`, { json: q });
@@ -477,7 +474,7 @@ test('a match index thread that ends is replaced and reloaded from SQLite; answe
 });
 
 test('an index thread that keeps ending during its load is restarted after a pause doubling from 1 s; a full load resets it', async () => {
-  const { MatchingService, matchingOf } = await import('../../server/src/matching/service.js');
+  const { MatchingService } = await import('../../server/src/matching/service.js');
   const pauses: unknown[] = [];
   const log = { ...srv.deps.log, error: (msg: string, fields?: Record<string, unknown>) => {
     if (msg.startsWith('match index thread ended')) pauses.push(fields?.after_ms);
@@ -502,7 +499,7 @@ test('an index thread that keeps ending during its load is restarted after a pau
   assert.is(service['thread'], third);
   assert.equal(pauses, [0, 1000, 2000]);
   // the query waiting all along is answered once a replacement has loaded
-  assert.equal(await waiting, await matchingOf(srv.deps).match(q, ['ImagePHash'], 0));
+  assert.equal(await waiting, await srv.deps.matching.match(q, ['ImagePHash'], 0));
   const fourth = await crash(); // after a full load the pause starts over
   assert.is.not(service['thread'], fourth);
   assert.equal(pauses, [0, 1000, 2000, 0]);

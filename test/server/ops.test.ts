@@ -37,25 +37,48 @@ function samples(text: string): { name: string; labels: Record<string, string>; 
   return out;
 }
 
-test('GET /healthz checks the database: 200 {status, db}', async () => {
-  const res = await fetch(`${server.url}/healthz`);
-  assert.is(res.status, 200);
-  const body = await res.json();
-  assert.is(body.status, 'ok');
-  assert.is(body.db, 'ok');
-  assert.is(body.pool, 'absent');
+/** The parts the composition root builds (server/src/root.ts), in build order. */
+const PARTS = ['store', 'pool', 'match_index', 'verify_cache', 'rate_limits', 'uploads', 'token_verifiers'];
+
+test('GET /healthz reports every part from the start, in build order, with no upload or query first', async () => {
+  const fresh = await startTestServer();
+  try {
+    const res = await fetch(`${fresh.url}/healthz`);
+    assert.is(res.status, 200);
+    assert.is(res.headers.get('cache-control'), 'no-store');
+    const body = await res.json();
+    assert.is(body.status, 'ok');
+    assert.equal(Object.keys(body.parts), PARTS);
+    for (const name of PARTS) assert.is(body.parts[name].status, 'ok', name);
+    const { pool, match_index, verify_cache, uploads, token_verifiers } = body.parts;
+    assert.ok(pool.threads >= 1, 'the pool is running, not made on the first upload');
+    assert.is(pool.queue, 0);
+    assert.ok(['loading', 'ready'].includes(match_index.state));
+    assert.equal([match_index.fingerprints, match_index.seq, verify_cache.seq], [0, 0, 0]);
+    assert.equal([uploads.in_flight, uploads.max], [0, 2]); // PROVENANT_WORKERS=1
+    assert.is(token_verifiers.count, 1); // session tokens
+  } finally {
+    await fresh.close();
+  }
 });
 
-test('GET /healthz is 503 when the pool reports unhealthy', async () => {
-  server.deps.pool = { health: () => false };
+test('GET /healthz is 503 when any part reports an error (or its check throws), naming it', async () => {
+  const s = await startTestServer();
   try {
-    const res = await fetch(`${server.url}/healthz`);
+    s.deps.parts.add({ name: 'failing', health: () => ({ status: 'error', reason: 'test' }) });
+    let res = await fetch(`${s.url}/healthz`);
     assert.is(res.status, 503);
-    const body = await res.json();
+    let body = await res.json();
     assert.is(body.status, 'error');
-    assert.is(body.pool, 'error');
+    assert.equal(body.parts.failing, { status: 'error', reason: 'test' });
+    assert.is(body.parts.store.status, 'ok');
+    s.deps.parts.add({ name: 'throwing', health: () => { throw new Error('check broke'); } });
+    res = await fetch(`${s.url}/healthz`);
+    body = await res.json();
+    assert.is(res.status, 503);
+    assert.equal(body.parts.throwing, { status: 'error', error: 'check broke' });
   } finally {
-    server.deps.pool = undefined;
+    await s.close();
   }
 });
 

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import Koa from 'koa';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BoundedLimitMap, clientIp, rateLimit, rateLimitStore } from '../../server/src/ratelimit.js';
+import { BoundedLimitMap, clientIp, rateLimit } from '../../server/src/ratelimit.js';
 import { renderErrors } from '../../server/src/middleware.js';
 import { createLogger } from '../../server/src/log.js';
 import type { ServerDeps } from '../../server/src/deps.js';
@@ -138,7 +138,7 @@ test('end to end: vault/challenge is limited to 60 per minute per IP', async () 
     }
     assert.equal(statuses.slice(0, 60), Array(60).fill(200));
     assert.is(statuses[60], 429);
-    assert.is(rateLimitStore(s.deps, 'auth_vault')?.size, 1);
+    assert.is(s.deps.rateLimits.get('auth_vault')?.size, 1);
   });
 });
 

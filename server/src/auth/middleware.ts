@@ -1,6 +1,7 @@
-// Bearer authentication. A token is tried against each verifier in turn: JWT session
-// tokens now; OAuth access tokens (opaque, looked up by hash, with scopes) plug in by
-// `registerTokenVerifier` without touching any route.
+// Bearer authentication. A token is tried against each verifier of the server in turn
+// (`deps.tokenVerifiers`, built by the composition root): JWT session tokens now; OAuth
+// access tokens (opaque, looked up by hash, with scopes) join that list without
+// touching any route.
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import type { AuthState } from '../types.js';
@@ -27,13 +28,6 @@ export const sessionTokenVerifier: TokenVerifier = async (deps, token) => {
   return { userId: claims.userId, kind: 'session', appId: claims.appId, scopes: null };
 };
 
-const verifiers: TokenVerifier[] = [sessionTokenVerifier];
-
-/** Adds a verifier (e.g. OAuth access tokens) tried after the existing ones. */
-export function registerTokenVerifier(verifier: TokenVerifier): void {
-  if (!verifiers.includes(verifier)) verifiers.push(verifier);
-}
-
 export function bearerToken(ctx: Pick<Context, 'get'>): string | null {
   const m = /^Bearer[ ]+([^\s]+)\s*$/i.exec(ctx.get('authorization'));
   return m ? m[1] : null;
@@ -49,7 +43,7 @@ export async function authenticate(ctx: Context): Promise<AuthState | null> {
   const token = bearerToken(ctx);
   if (!token) throw invalidToken('Send the token as Authorization: Bearer <token>.');
   const deps = depsOf(ctx);
-  for (const verify of verifiers) {
+  for (const verify of deps.tokenVerifiers) {
     const auth = await verify(deps, token);
     if (auth) return auth;
   }

@@ -9,8 +9,8 @@ import type { ServerDeps } from '../deps.js';
 import { jsonBody } from '../body.js';
 import { ApiError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
-import { matchingOf, verifyFile, verifyFuzzy } from './service.js';
-import { fingerprintUpload, readUpload, UploadGate } from './upload.js';
+import { verifyFile, verifyFuzzy } from './service.js';
+import { fingerprintUpload, readUpload } from './upload.js';
 
 const MINUTE = 60_000;
 
@@ -25,14 +25,10 @@ function sendJsonText(ctx: Context, text: Buffer | string): void {
 
 export function matchingRoutes(deps: ServerDeps): Router {
   const router = new Router();
-  matchingOf(deps); // build the index from the store now, not on the first query
-  // Two uploads per worker may be in flight (one decoding, one waiting); more get 503.
-  const gate = new UploadGate(2 * Math.max(1, deps.config.workers));
-  deps.metrics.gauge('provenant_uploads_in_flight', 'Uploads being read or fingerprinted (at most 2 per worker)', [], () => gate.inFlight);
 
   /** The upload's bytes and fingerprint, holding a place at the gate meanwhile. */
   async function fingerprintOf(ctx: Context, emptyIsError: boolean) {
-    const leave = gate.enter(ctx);
+    const leave = deps.uploads.enter(ctx);
     try {
       const bytes = await readUpload(deps, ctx);
       if (bytes.length === 0) {
@@ -48,12 +44,12 @@ export function matchingRoutes(deps: ServerDeps): Router {
   // Spec 4.2: public, 30/min per IP; matches >= 60 (null similarities kept).
   router.post('/verify-file', rateLimit(deps, { name: 'sign-it:verify-file', max: 30, durationMs: MINUTE }), async (ctx) => {
     const fp = await fingerprintOf(ctx, true);
-    sendJsonText(ctx, await verifyFile(deps, fp));
+    sendJsonText(ctx, await verifyFile(deps.matching, fp));
   });
 
   // Spec 4.3: public, 30/min per IP; matches >= 70 (null similarities kept).
   router.post('/verify-fuzzy', rateLimit(deps, { name: 'sign-it:verify-fuzzy', max: 30, durationMs: MINUTE }), jsonBody(), async (ctx) => {
-    sendJsonText(ctx, await verifyFuzzy(deps, ctx.request.body));
+    sendJsonText(ctx, await verifyFuzzy(deps.matching, ctx.request.body));
   });
 
   // Spec 4.11: sign scope; null for unsupported or unreadable files.

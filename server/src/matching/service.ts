@@ -1,11 +1,13 @@
 // Perceptual matching (spec 2.3, 4.2, 4.3, 4.11; decisions.md 3): one MatchIndex per
-// server, on a thread of its own (the library's IndexThread), built from the stored perceptual
-// hashes at start and kept current through the signatures store's observer seam
-// (every sign and publish; revoked signatures keep matching, so revocations change
-// nothing here). Index ids are the records' seqs.
+// server, on a thread of its own (the library's IndexThread), built from the stored
+// perceptual hashes at start and kept current by following the store's change feed
+// (every stored record, whoever wrote it; revoked signatures keep matching, so
+// revocations change nothing here). Index ids are the records' seqs.
 import { HASH_TYPES, IndexThread, MATCH_LIMIT, imagePHashFromGrey72, type Fingerprint, type HashType, type Match, type MatchQuery } from 'provenant';
-import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
+import { FeedFollower } from '../feed-follower.js';
+import type { Logger } from '../log.js';
+import type { Change, Store } from '../store/types.js';
 import { AnswerCache } from './answers.js';
 
 /** Spec 8: the similarity thresholds. */
@@ -46,12 +48,16 @@ export interface LoadStats {
   ms: number;
 }
 
-/** The index of one server (on its own thread) and its initial load. */
+/** Where the index stands, for /healthz: loading (at start or after its thread ended), ready, or failed to load. */
+export type IndexState = 'loading' | 'ready' | 'failed';
+
+/** The index of one server (on its own thread), its initial load and its answer cache. */
 export class MatchingService {
   private thread: IndexThread;
   /** Resolves once every stored fingerprint is in the index (again, after the index thread was restarted). */
   ready: Promise<LoadStats>;
-  private readonly unsubscribe: () => void;
+  state: IndexState = 'loading';
+  private readonly follower: FeedFollower;
   /** seq -> its reduced fields, serialised; records never change. */
   private readonly rowCache = new Map<number, ReducedText>();
   /** The cached seqs in the order they came (0 = free); rowNext is the oldest. */
@@ -63,14 +69,13 @@ export class MatchingService {
   /** How long to wait before the next restart of the index thread (see startThread). */
   private restartPauseMs = 0;
 
-  constructor(private readonly deps: ServerDeps) {
-    // Subscribe before loading: a record stored meanwhile is added twice at worst,
-    // and adding an id again replaces it.
-    this.unsubscribe = deps.store.signatures.subscribe({
-      stored: (list) => this.addRecords(list.map((s) => s.seq), list.map((s) => s.record.perceptual_hash), list.map((s) => s.record.signed_at)),
-    });
+  /** Starts the thread and the load at once; queries wait for it (`ready`). */
+  constructor(private readonly deps: { store: Store; log: Logger }) {
+    this.follower = new FeedFollower(deps.store.feed, (changes) => this.applyChanges(changes), deps.log, 'match index');
     this.thread = this.startThread();
-    this.ready = this.load();
+    // The feed's position is read before the snapshot: a record stored meanwhile is
+    // added twice at worst, and adding an id again replaces it.
+    this.ready = this.load(this.follower.start());
     this.ready.catch(() => {}); // load() logged it; queries see the rejection
   }
 
@@ -87,6 +92,7 @@ export class MatchingService {
       this.restartPauseMs = Math.min(MAX_RESTART_PAUSE_MS, Math.max(1000, 2 * pause));
       this.deps.log.error('match index thread ended; reloading the index', { error: err.message, after_ms: pause });
       this.answers.clear();
+      this.state = 'loading';
       this.ready = (async () => {
         if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause).unref());
         if (this.closed) throw new Error('the matching service is closed');
@@ -100,8 +106,27 @@ export class MatchingService {
   }
 
   /**
-   * Indexes stored fingerprints (the observer's; not awaited: the thread takes them in
-   * order, before any later query). Answers their bands could change are stale at once.
+   * Indexes the fingerprints of the records these changes stored, read from the store
+   * (by the seq range they span: one read, whatever the batch).
+   */
+  private async applyChanges(changes: readonly Change[]): Promise<void> {
+    const seqs = new Set<number>();
+    let low = Infinity;
+    let high = 0;
+    for (const c of changes) {
+      if (c.kind !== 'stored' || !c.has_fingerprint) continue;
+      seqs.add(c.signature_seq);
+      low = Math.min(low, c.signature_seq);
+      high = Math.max(high, c.signature_seq);
+    }
+    if (seqs.size === 0) return;
+    const rows = (await this.deps.store.signatures.listPerceptualHashes(low - 1, high)).filter((r) => seqs.has(r.seq));
+    this.addRecords(rows.map((r) => r.seq), rows.map((r) => parseFingerprint(r.perceptual_hash_json)), rows.map((r) => r.signed_at));
+  }
+
+  /**
+   * Indexes stored fingerprints (not awaited: the thread takes them in order, before
+   * any later query). Answers their bands could change are stale at once.
    */
   private addRecords(seqs: number[], fps: unknown[], signedAt: number[]): void {
     for (const fp of fps) {
@@ -122,11 +147,12 @@ export class MatchingService {
 
   /**
    * Reads every stored fingerprint up to the last seq at start (later ones arrive
-   * through the observer) in ranges of LOAD_RANGE seqs, LOAD_AHEAD ranges in flight:
-   * SQLite extracts the JSON on its reader connections, the index thread parses and
-   * indexes the ranges before, and this thread only passes the text along.
+   * through the feed, from `position`, read before) in ranges of LOAD_RANGE seqs,
+   * LOAD_AHEAD ranges in flight: SQLite extracts the JSON on its reader connections,
+   * the index thread parses and indexes the ranges before, and this thread only
+   * passes the text along.
    */
-  private async load(): Promise<LoadStats> {
+  private async load(position?: Promise<number>): Promise<LoadStats> {
     const started = performance.now();
     const thread = this.thread;
     const signatures = this.deps.store.signatures;
@@ -134,6 +160,7 @@ export class MatchingService {
     const adds: Promise<number>[] = [];
     let records = 0;
     try {
+      await position;
       const last = await signatures.lastSeq();
       let next = 0;
       const fetchNext = () => {
@@ -155,11 +182,13 @@ export class MatchingService {
       for (const n of await Promise.all(adds)) indexed += n;
       const stats = { records, indexed, ms: Math.round(performance.now() - started) };
       this.deps.log.info('match index loaded', { ...stats, bytes: thread.bytes() });
+      if (thread === this.thread) this.state = 'ready';
       return stats;
     } catch (err) {
       // a failed range or add leaves the others to settle without unhandled rejections
       for (const p of [...ranges, ...adds]) p.catch(() => {});
       if (!this.closed) this.deps.log.error('match index load failed', { error: (err as Error).message });
+      if (thread === this.thread) this.state = 'failed';
       throw err;
     }
   }
@@ -171,11 +200,13 @@ export class MatchingService {
   }
 
   /**
-   * Waits for the initial load, and for the load of a thread that replaced the index
-   * thread meanwhile (see startThread). The caller posts to the thread in the same
-   * tick: a replacement (the old thread's exit event) cannot come in between.
+   * Waits for the initial load, for the load of a thread that replaced the index
+   * thread meanwhile (see startThread), and for the feed to be read past every write
+   * committed so far. The caller posts to the thread in the same tick: a replacement
+   * (the old thread's exit event) cannot come in between.
    */
   private async loaded(): Promise<void> {
+    if (this.follower.behind) await this.follower.caughtUp();
     for (let ready = this.ready; ; ready = this.ready) {
       try {
         await ready;
@@ -194,6 +225,11 @@ export class MatchingService {
 
   indexBytes(): number {
     return this.thread.bytes();
+  }
+
+  /** The seq of the last change of the feed the index has applied. */
+  get seq(): number {
+    return this.follower.seq;
   }
 
   /**
@@ -221,6 +257,8 @@ export class MatchingService {
    */
   async answer(query: Omit<MatchQuery, 'hash_type'>, hashTypes: readonly HashType[], threshold: number): Promise<Buffer> {
     const key = AnswerCache.key(hashTypes, threshold, query.bands, query.hash_value);
+    // a committed write the feed has not been read past yet may change any answer
+    if (this.follower.behind) await this.follower.caughtUp();
     if (key !== null) {
       const hit = this.answers.get(key);
       if (hit !== undefined) return hit;
@@ -268,41 +306,23 @@ export class MatchingService {
     this.rowCache.set(seq, row);
   }
 
-  /** Stops taking writes and ends the index thread. */
+  /** Stops following the feed and ends the index thread. */
   async close(): Promise<void> {
     this.closed = true;
-    this.unsubscribe();
+    this.follower.close();
     this.ready.catch(() => {});
     await this.thread.close();
   }
 }
 
-const services = new WeakMap<ServerDeps, MatchingService>();
-
-/** The matching service of this server, made (and its load started) on first call. */
-export function matchingOf(deps: ServerDeps): MatchingService {
-  let service = services.get(deps);
-  if (!service) {
-    service = new MatchingService(deps);
-    services.set(deps, service);
-    const made = service;
-    deps.metrics.gauge('provenant_match_index_fingerprints', 'Fingerprints in the perceptual match index', ['hash_type'], () =>
-      HASH_TYPES.map((t) => ({ labels: { hash_type: t }, value: made.indexSize(t) })));
-    deps.metrics.gauge('provenant_match_index_bytes', 'WebAssembly memory held by the perceptual match index', [], () => made.indexBytes());
-    const answers = service.answers;
-    deps.metrics.gauge('provenant_match_answers', 'Perceptual match answers by source since start (cache or index)', ['source'], () => [
-      { labels: { source: 'cache' }, value: answers.hits },
-      { labels: { source: 'index' }, value: answers.misses },
-    ]);
+/** A stored perceptual hash's JSON text as an object; null when it is absent or not JSON (never indexed). */
+function parseFingerprint(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
   }
-  return service;
-}
-
-/** Ends this server's matching service (its index thread), if it was made. */
-export async function closeMatching(deps: ServerDeps): Promise<void> {
-  const service = services.get(deps);
-  services.delete(deps);
-  await service?.close();
 }
 
 /**
@@ -321,9 +341,9 @@ export function body(matches: readonly MatchedRecord[], none = false): string {
 }
 
 /** Spec 4.2: a fingerprinted upload's matches; null fingerprint = unsupported or unreadable. */
-export async function verifyFile(deps: ServerDeps, fp: Fingerprint | null): Promise<Buffer | string> {
+export async function verifyFile(matching: MatchingService, fp: Fingerprint | null): Promise<Buffer | string> {
   if (fp === null) return body([], true);
-  return matchingOf(deps).answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD);
+  return matching.answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD);
 }
 
 function isByteArray(v: unknown, maxLength: number): v is number[] {
@@ -344,14 +364,14 @@ export function hashTypesForBands(bands: number[][]): HashType[] {
  * invalid_request; neither field is 400 missing_bands; a band layout of no hash type
  * matches nothing.
  */
-export async function verifyFuzzy(deps: ServerDeps, input: unknown): Promise<Buffer | string> {
+export async function verifyFuzzy(matching: MatchingService, input: unknown): Promise<Buffer | string> {
   const b = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
   if (b.pixels !== undefined && b.pixels !== null) {
     if (!isByteArray(b.pixels, 72) || b.pixels.length !== 72) {
       throw new ApiError('invalid_request', 'pixels must be 72 grey values (integers 0-255, 9 x 8, row-major).');
     }
     const fp = imagePHashFromGrey72(b.pixels);
-    return matchingOf(deps).answer(fp, ['ImagePHash'], VERIFY_FUZZY_THRESHOLD);
+    return matching.answer(fp, ['ImagePHash'], VERIFY_FUZZY_THRESHOLD);
   }
   if (b.bands === undefined || b.bands === null) throw new ApiError('missing_bands');
   if (!Array.isArray(b.bands) || b.bands.length > 64 || !b.bands.every((band) => isByteArray(band, 64))) {
@@ -367,5 +387,5 @@ export async function verifyFuzzy(deps: ServerDeps, input: unknown): Promise<Buf
   const bands = b.bands as number[][];
   const types = hashTypesForBands(bands);
   if (types.length === 0) return body([]);
-  return matchingOf(deps).answer({ bands, hash_value: hashValue }, types, VERIFY_FUZZY_THRESHOLD);
+  return matching.answer({ bands, hash_value: hashValue }, types, VERIFY_FUZZY_THRESHOLD);
 }

@@ -4,7 +4,7 @@
 // uploads cannot exhaust memory), and decoding only in the worker pool (the event
 // loop never decodes or hashes a file).
 import type { Context } from 'koa';
-import { createFingerprintPool, FingerprintError, PoolError, type Fingerprint, type FingerprintPool } from 'provenant';
+import { FingerprintError, PoolError, type Fingerprint } from 'provenant';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { discardBody, readRawBody } from '../body.js';
@@ -46,30 +46,6 @@ export class UploadGate {
   }
 }
 
-const pools = new WeakMap<ServerDeps, FingerprintPool>();
-
-function isPool(p: unknown): p is FingerprintPool {
-  return typeof p === 'object' && p !== null && typeof (p as FingerprintPool).fingerprint === 'function';
-}
-
-/**
- * The server's fingerprint pool: `deps.pool` when the caller provided one, else one
- * made on first use (PROVENANT_WORKERS threads, PROVENANT_FINGERPRINT_TIMEOUT_MS deadline) and stored on
- * `deps.pool`, so that serve.ts closes it at shutdown.
- */
-export function poolOf(deps: ServerDeps): FingerprintPool {
-  if (isPool(deps.pool)) return deps.pool;
-  let pool = pools.get(deps);
-  if (!pool) {
-    const workers = deps.config.workers;
-    const { fingerprintTimeoutMs: taskTimeoutMs, decoderMemoryMb } = deps.config;
-    pool = createFingerprintPool({ workers, taskTimeoutMs, decoderMemoryMb, maxQueue: 4 * workers });
-    pools.set(deps, pool);
-    deps.pool = pool;
-  }
-  return pool;
-}
-
 /**
  * Reads the raw body, up to 50 MB: 413 payload_too_large before reading when
  * Content-Length says more, and as soon as the bytes received pass the limit while
@@ -79,7 +55,7 @@ export function poolOf(deps: ServerDeps): FingerprintPool {
  * PROVENANT_UPLOAD_GRACE_MS is 408 request_timeout, so a slow client cannot hold a
  * place at the gate.
  */
-export function readUpload(deps: ServerDeps, ctx: Context): Promise<Buffer> {
+export function readUpload(deps: Pick<ServerDeps, 'config'>, ctx: Context): Promise<Buffer> {
   const pace = { graceMs: deps.config.uploadGraceMs, minRate: deps.config.uploadMinRate };
   return readRawBody(ctx, UPLOAD_LIMIT_BYTES, { intoDeclared: true, pace });
 }
@@ -90,9 +66,9 @@ export function readUpload(deps: ServerDeps, ctx: Context): Promise<Buffer> {
  * bytes, crashes or runs out of memory counts as unreadable). A full queue is 503 busy;
  * the deadline (spec 8: 60 s) is 504 fingerprint_timeout.
  */
-export async function fingerprintUpload(deps: ServerDeps, bytes: Uint8Array): Promise<Fingerprint | null> {
+export async function fingerprintUpload(deps: Pick<ServerDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array): Promise<Fingerprint | null> {
   try {
-    return await poolOf(deps).fingerprint(bytes);
+    return await deps.pool.fingerprint(bytes);
   } catch (err) {
     if (err instanceof PoolError && (err.code === 'busy' || err.code === 'closed')) throw new ApiError('busy', undefined, {}, { 'Retry-After': '1' });
     if ((err instanceof PoolError || err instanceof FingerprintError) && err.code === 'timeout') {

@@ -1,6 +1,7 @@
-// Operations: GET /healthz (database and, when present, the fingerprint pool) and
-// GET /metrics (Prometheus text format), served only with PROVENANT_METRICS_TOKEN as
-// its bearer token: the counters tell who uses what, and how much.
+// Operations: GET /healthz (every part of the server, as the composition root lists
+// them) and GET /metrics (Prometheus text format), served only with
+// PROVENANT_METRICS_TOKEN as its bearer token: the counters tell who uses what, and
+// how much.
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -8,23 +9,6 @@ import { bearerToken } from '../auth/middleware.js';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics.js';
-
-/** What a pool may expose to the health check (duck-typed: the pool arrives later). */
-interface HealthReporting {
-  health?: () => unknown;
-}
-
-async function poolHealth(pool: unknown): Promise<'ok' | 'error' | 'absent'> {
-  if (pool === undefined || pool === null) return 'absent';
-  const check = (pool as HealthReporting).health;
-  if (typeof check !== 'function') return 'ok';
-  try {
-    const result = await check.call(pool);
-    return result === false ? 'error' : 'ok';
-  } catch {
-    return 'error';
-  }
-}
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
@@ -44,19 +28,13 @@ function requireMetricsToken(ctx: Context, expected: string | null): void {
 export function opsRoutes(deps: ServerDeps): Router {
   const router = new Router();
 
+  // 200 when every part is ok, else 503; each part's status and figures either way.
   router.get('/healthz', async (ctx) => {
-    let db: 'ok' | 'error' = 'ok';
-    try {
-      await deps.db.get('SELECT 1 AS ok');
-    } catch (err) {
-      db = 'error';
-      deps.log.error('health check: database failed', { error: err instanceof Error ? err.message : String(err) });
-    }
-    const pool = await poolHealth(deps.pool);
-    const healthy = db === 'ok' && pool !== 'error';
+    const parts = await deps.parts.health();
+    const healthy = Object.values(parts).every((p) => p.status === 'ok');
     ctx.status = healthy ? 200 : 503;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { status: healthy ? 'ok' : 'error', db, pool };
+    ctx.body = { status: healthy ? 'ok' : 'error', parts };
   });
 
   router.get('/metrics', async (ctx) => {

@@ -1,13 +1,18 @@
 // The read-through cache of `GET /verify` answers (one per server, keyed by file hash).
 //
-// Values are the serialized response bodies, as UTF-8 bytes (nothing to encode per request). Every write that changes an answer on
-// this node drops it: the store tells us about signs, publishes and revocations
-// (SignatureObserver); profile changes call `invalidateVerifyCache(deps)`. A
-// generation counter closes the race where a read started before a write would put
-// the old answer back after the write dropped it. The TTL bounds staleness from
-// anything else (another process writing the same database).
+// Values are the serialized response bodies, as UTF-8 bytes (nothing to encode per
+// request). The cache follows the store's change feed (feed-follower.ts): a stored
+// record, a revocation or a thumbnail drops its file's answer, a signer's profile
+// change drops them all (answers show granted profile fields). Between a write's
+// commit and the feed read that names it the cache is bypassed, so a caller that
+// wrote and then reads never gets the answer from before. A generation counter closes
+// the race where a read started before a write would put the old answer back after
+// the write dropped it. The TTL bounds staleness from writes this node is not woken
+// for (another process writing the same database).
 import NodeCache from 'node-cache';
-import type { ServerDeps } from '../deps.js';
+import { FeedFollower } from '../feed-follower.js';
+import type { Logger } from '../log.js';
+import type { Change, ChangeFeed } from '../store/types.js';
 
 export const VERIFY_CACHE_TTL_SECONDS = 60;
 export const VERIFY_CACHE_MAX_KEYS = 20_000;
@@ -20,24 +25,27 @@ export class VerifyCache {
     maxKeys: VERIFY_CACHE_MAX_KEYS,
   });
   private generation = 0;
-  private readonly unsubscribe: () => void;
+  private readonly follower: FeedFollower;
 
-  constructor(deps: ServerDeps) {
-    this.unsubscribe = deps.store.signatures.subscribe({
-      stored: (list) => {
-        for (const s of list) this.invalidate(s.record.file_hash);
-      },
-      revoked: (_actionHash, fileHash) => this.invalidate(fileHash),
-    });
+  /** Follows `feed` from its latest change: call start() before serving. */
+  constructor(feed: ChangeFeed, log: Logger) {
+    this.follower = new FeedFollower(feed, (changes) => this.applyChanges(changes), log, 'verify cache');
+  }
+
+  /** Reads the feed's position; answers are cached from then on. */
+  async start(): Promise<void> {
+    await this.follower.start();
   }
 
   /** The cached body for `fileHash`, or the one `load` makes (cached unless a write raced it). */
   async get(fileHash: string, load: () => Promise<Buffer>): Promise<Buffer> {
+    // a write was committed that the feed has not told us about yet: any answer may be old
+    if (this.follower.behind) return load();
     const hit = this.cache.get<Buffer>(fileHash);
     if (hit !== undefined) return hit;
     const before = this.generation;
     const body = await load();
-    if (this.generation === before) {
+    if (this.generation === before && !this.follower.behind) {
       try {
         this.cache.set(fileHash, body);
       } catch {
@@ -47,45 +55,29 @@ export class VerifyCache {
     return body;
   }
 
-  /** Drops one hash's answer, or every answer when no hash is given (profile changes). */
-  invalidate(fileHash?: string): void {
+  private applyChanges(changes: readonly Change[]): void {
     this.generation += 1;
-    if (fileHash === undefined) this.cache.flushAll();
-    else this.cache.del(fileHash);
+    for (const change of changes) {
+      if (change.kind === 'profile') {
+        this.cache.flushAll();
+        return;
+      }
+      this.cache.del(change.file_hash);
+    }
   }
 
+  /** Answers held, and the seq of the last change applied (for /healthz). */
+  get size(): number {
+    return this.cache.getStats().keys;
+  }
+
+  get seq(): number {
+    return this.follower.seq;
+  }
+
+  /** Stops following the feed and the cache's expiry timer. */
   close(): void {
-    this.unsubscribe();
+    this.follower.close();
     this.cache.close();
   }
-
-  get size(): number {
-    return this.cache.keys().length;
-  }
-}
-
-const caches = new WeakMap<ServerDeps, VerifyCache>();
-
-/** The verify cache of a server (made on first use). */
-export function verifyCacheOf(deps: ServerDeps): VerifyCache {
-  let cache = caches.get(deps);
-  if (cache === undefined) {
-    cache = new VerifyCache(deps);
-    caches.set(deps, cache);
-  }
-  return cache;
-}
-
-/**
- * Drops cached verify answers after a change the store does not see, such as a
- * profile or public_fields change (PATCH /auth/me): all of them, or one file's.
- */
-export function invalidateVerifyCache(deps: ServerDeps, fileHash?: string): void {
-  caches.get(deps)?.invalidate(fileHash);
-}
-
-/** Stops the cache's timer (server shutdown). */
-export function closeVerifyCache(deps: ServerDeps): void {
-  caches.get(deps)?.close();
-  caches.delete(deps);
 }

@@ -1,0 +1,119 @@
+// The composition root: the one place that builds the server's long-lived parts, in
+// dependency order, each registered on one list (deps.ts Parts) that /healthz reports
+// and that a shutdown, or a start that failed half-way, closes in reverse. Routers and
+// services receive the parts (ServerDeps) and build none.
+import { createFingerprintPool, HASH_TYPES } from 'provenant';
+import { sessionTokenVerifier, type TokenVerifier } from './auth/middleware.js';
+import { databaseFile, type Config } from './config.js';
+import { Parts, type ServerDeps, type StoreDeps } from './deps.js';
+import { createLogger, type Logger } from './log.js';
+import { MatchingService } from './matching/service.js';
+import { UploadGate } from './matching/upload.js';
+import { Metrics } from './metrics.js';
+import { RateLimitStores } from './ratelimit.js';
+import { loadSecret } from './secrets.js';
+import { VerifyCache } from './signit/cache.js';
+import { openSqliteStore } from './store/index.js';
+import type { Store } from './store/types.js';
+
+export interface ComposeOptions {
+  log?: Logger;
+  /** Token verifiers tried after the session tokens' (OAuth access tokens arrive with their issue; tests stand one in). */
+  tokenVerifiers?: readonly TokenVerifier[];
+}
+
+/** Opens the store under the data directory (migrations logged) and makes the secrets now, not on the first request that needs them. */
+async function openStore(config: Config, log: Logger): Promise<Store> {
+  const store = await openSqliteStore(databaseFile(config), ({ version, name, ms }) => {
+    if (ms === undefined) log.info('applying database migration', { version, name });
+    else log.info('database migration applied', { version, name, ms });
+  });
+  try {
+    loadSecret(config.dataDir, 'jwt.key');
+    loadSecret(config.dataDir, 'cell.key');
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}
+
+/** The store alone (the admin CLI): close it with `store.close()`. */
+export async function composeStore(config: Config, options: Pick<ComposeOptions, 'log'> = {}): Promise<StoreDeps> {
+  const log = options.log ?? createLogger(config.logLevel);
+  return { config, log, store: await openStore(config, log) };
+}
+
+/**
+ * Builds every part of a server (no listening: serve.ts does that), in this order:
+ * the store, the fingerprint pool, the match index and its answer cache, the verify
+ * cache, the rate-limit windows, the upload gate, the token verifiers. A part that
+ * fails to start closes those built before it, then the error is thrown.
+ */
+export async function composeServer(config: Config, options: ComposeOptions = {}): Promise<ServerDeps> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const metrics = new Metrics();
+  const parts = new Parts(log);
+  try {
+    const store = await openStore(config, log);
+    parts.add({
+      name: 'store',
+      async health() {
+        await store.ping();
+        return { status: 'ok' };
+      },
+      close: () => store.close(),
+    });
+
+    const workers = Math.max(1, config.workers);
+    const pool = createFingerprintPool({
+      workers,
+      taskTimeoutMs: config.fingerprintTimeoutMs,
+      decoderMemoryMb: config.decoderMemoryMb,
+      maxQueue: 4 * workers,
+    });
+    parts.add({ name: 'pool', health: () => ({ status: 'ok', threads: pool.threads, queue: pool.queueSize }), close: () => pool.close() });
+    metrics.gauge('provenant_pool_queue_depth', 'Fingerprint tasks waiting for a worker', [], () => pool.queueSize);
+
+    const matching = new MatchingService({ store, log });
+    parts.add({
+      name: 'match_index',
+      health: () => ({
+        status: matching.state === 'failed' ? 'error' : 'ok',
+        state: matching.state,
+        fingerprints: matching.indexSize(),
+        seq: matching.seq,
+        answers_cached: matching.answers.size,
+      }),
+      close: () => matching.close(),
+    });
+    metrics.gauge('provenant_match_index_fingerprints', 'Fingerprints in the perceptual match index', ['hash_type'], () =>
+      HASH_TYPES.map((t) => ({ labels: { hash_type: t }, value: matching.indexSize(t) })));
+    metrics.gauge('provenant_match_index_bytes', 'WebAssembly memory held by the perceptual match index', [], () => matching.indexBytes());
+    metrics.gauge('provenant_match_answers', 'Perceptual match answers by source since start (cache or index)', ['source'], () => [
+      { labels: { source: 'cache' }, value: matching.answers.hits },
+      { labels: { source: 'index' }, value: matching.answers.misses },
+    ]);
+
+    const verifyCache = new VerifyCache(store.feed, log);
+    parts.add({ name: 'verify_cache', health: () => ({ status: 'ok', answers_cached: verifyCache.size, seq: verifyCache.seq }), close: () => verifyCache.close() });
+    await verifyCache.start();
+
+    const rateLimits = new RateLimitStores();
+    parts.add({ name: 'rate_limits', health: () => ({ status: 'ok', enabled: config.rateLimit, limits: rateLimits.limits, clients: rateLimits.clients }) });
+
+    // Two uploads per worker may be in flight (one decoding, one waiting); more get 503.
+    const uploads = new UploadGate(2 * workers);
+    parts.add({ name: 'uploads', health: () => ({ status: 'ok', in_flight: uploads.inFlight, max: uploads.max }) });
+    metrics.gauge('provenant_uploads_in_flight', 'Uploads being read or fingerprinted (at most 2 per worker)', [], () => uploads.inFlight);
+
+    const tokenVerifiers = [sessionTokenVerifier, ...(options.tokenVerifiers ?? [])];
+    parts.add({ name: 'token_verifiers', health: () => ({ status: 'ok', count: tokenVerifiers.length }) });
+
+    return { config, log, metrics, store, pool, matching, verifyCache, rateLimits, uploads, tokenVerifiers, parts };
+  } catch (err) {
+    // what was started keeps the process alive (the pool, the index thread) or the database open
+    await parts.close().catch((closeErr: Error) => log.error('closing after a failed start', { error: closeErr.message }));
+    throw err;
+  }
+}
