@@ -33,9 +33,6 @@ export interface ServerDeps {
   parts: Parts;
 }
 
-/** What the admin CLI opens: the store, without the serving parts. */
-export type StoreDeps = Pick<ServerDeps, 'config' | 'log' | 'store'>;
-
 /** What /healthz shows of a part: ok or error, and the part's own figures. */
 export type PartHealth = { status: 'ok' | 'error' } & Record<string, string | number | boolean | null>;
 

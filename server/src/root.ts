@@ -5,7 +5,7 @@
 import { createFingerprintPool, HASH_TYPES } from 'provenant';
 import { sessionTokenVerifier, type TokenVerifier } from './auth/middleware.js';
 import { databaseFile, type Config } from './config.js';
-import { Parts, type ServerDeps, type StoreDeps } from './deps.js';
+import { Parts, type ServerDeps } from './deps.js';
 import { createLogger, type Logger } from './log.js';
 import { MatchingService } from './matching/service.js';
 import { UploadGate } from './matching/upload.js';
@@ -36,12 +36,6 @@ async function openStore(config: Config, log: Logger): Promise<Store> {
     throw err;
   }
   return store;
-}
-
-/** The store alone (the admin CLI): close it with `store.close()`. */
-export async function composeStore(config: Config, options: Pick<ComposeOptions, 'log'> = {}): Promise<StoreDeps> {
-  const log = options.log ?? createLogger(config.logLevel);
-  return { config, log, store: await openStore(config, log) };
 }
 
 /**
