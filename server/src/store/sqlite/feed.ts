@@ -74,9 +74,8 @@ export class SqliteChangeFeed implements ChangeFeed {
    */
   async write<T>(work: (tx: Queryable, feed: FeedWriter) => Promise<T>, missing?: string): Promise<T> {
     let appended = false;
-    const value = await this.db.transaction((tx) => {
-      appended = false; // this attempt's appends only
-      return work(tx, {
+    const value = await this.db.transaction((tx) =>
+      work(tx, {
         async append(change) {
           const c: Omit<ChangeRow, 'seq' | 'has_fingerprint'> & { has_fingerprint: boolean | null } = {
             file_hash: null, action_hash: null, signature_seq: null, has_fingerprint: null, user_id: null, ...change,
@@ -95,8 +94,9 @@ export class SqliteChangeFeed implements ChangeFeed {
           );
           if (changes > 0) appended = true;
         },
-      });
-    }, missing);
+      }),
+      missing,
+    );
     if (appended) this.wake();
     return value;
   }
