@@ -132,29 +132,13 @@ test('the shipped declarations type-check a strict consumer (tsc --noEmit)', () 
   assert.match(res.stdout, /TS2322/);
 });
 
-/** The README's library example, as written there. */
-const EXAMPLE = `import { readFile } from 'node:fs/promises';
-import {
-  fingerprintFile, similarity, createFingerprintPool, integrityReport,
-  MatchIndex, sha256Hex, hmacSha256Hex,
-} from 'provenant';
-
-const a = await fingerprintFile('photo.jpg');            // {hash_type, hash_value, bands}, or null for a type it does not know
-const b = await fingerprintFile(await readFile('photo-small.jpg')); // a path or the bytes
-const score = similarity(a, b);                           // 0..100 (null across types)
-
-const pool = createFingerprintPool({ workers: 2 });      // decoding off the event loop
-const fp = await pool.fingerprint(await readFile('photo.jpg')); // the bytes' buffer is transferred
-await pool.close();
-
-const index = new MatchIndex();                           // band postings in WebAssembly memory
-index.add(1, a, Date.now());
-const matches = index.query(b, { threshold: 70, limit: 100 }); // [{id, similarity, ...}]
-
-const { issues_found } = await integrityReport('photo.jpg'); // [{check, severity, description, offset?, length?}]
-const sha = sha256Hex('abc');
-const mac = hmacSha256Hex('key', 'The quick brown fox jumps over the lazy dog');
-`;
+/** The README's library example, as written there: its first js block after "## The library". */
+const EXAMPLE = (() => {
+  const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
+  const block = /```js\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('\n## The library')));
+  if (block === null) throw new Error('README.md has no js example under "## The library"');
+  return block[1];
+})();
 
 /** What the test reads back from the example's run. */
 const REPORT = 'console.log(JSON.stringify({ a, b, score, fp, matches, issues: issues_found, sha, mac }));\n';
