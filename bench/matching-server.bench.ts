@@ -92,13 +92,14 @@ function run(db: sqlite3.Database, text: string, params: unknown[] = []): Promis
 
 /** A data directory holding `n` vault-published image signatures (random hashes, one planted original). */
 async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }> {
-  const dir = `/tmp/provenant-bench-match-v2-${n}`;
+  const dir = `/tmp/provenant-bench-match-v3-${n}`;
   const next = xorshift(12345);
   const query = Array.from({ length: 8 }, () => next() & 255);
   if (existsSync(join(dir, 'ready'))) return { dir, query };
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const { Db } = await import('../server/src/store/sqlite/db.js');
+  const { reducedJson } = await import('../server/src/store/reduced.js');
   const db0 = await Db.open(join(dir, 'provenant.db')); // migrations
   await db0.close();
   const t = performance.now();
@@ -118,12 +119,15 @@ async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }
         perceptual_hash: { bands: h.map((b) => [b]), hash_type: 'ImagePHash', hash_value: h },
         signed_at: 1_700_000_000_000 + i, signer: 'uhCAkbench', supersedes: null, tags: null,
       };
-      rows.push(JSON.stringify([`a${key}`, record.file_hash, record.signed_at, JSON.stringify(record)]));
+      rows.push(JSON.stringify([`a${key}`, record.file_hash, record.signed_at, JSON.stringify(record), reducedJson(record as never)]));
     }
     await run(db, `INSERT INTO signatures (action_hash, file_hash, signer, signed_at, intent, supersedes, has_fingerprint, record,
         signature, user_id, app_id, source, published_at, pool, org_id, overage)
       SELECT value->>0, value->>1, 'uhCAkbench', value->>2, 'Authorship', NULL, 1, value->>3, 'sig', 'bench-user', NULL, 'vault',
         value->>2, 'personal', NULL, 0 FROM json_each(?)`, [`[${rows.join(',')}]`]);
+    // the reduced answer text the store's insert writes beside each fingerprinted record
+    await run(db, `INSERT INTO signature_reduced (seq, signed_at, reduced)
+      SELECT s.seq, s.signed_at, value->>4 FROM json_each(?) JOIN signatures s ON s.action_hash = value->>0`, [`[${rows.join(',')}]`]);
   }
   await new Promise<void>((resolve) => db.close(() => resolve()));
   mkdirSync(join(dir, 'ready'));

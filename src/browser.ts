@@ -14,9 +14,6 @@ export { initWasm } from './lib/wasm-browser.js';
 export type { WasmSource } from './lib/wasm-browser.js';
 export { wasmFlavor, simdSupported, KERNEL_NAMES } from './lib/wasm-core.js';
 export type { WasmFlavor, KernelName } from './lib/wasm-core.js';
-export { detectType } from './lib/detect.js';
-export type { DetectedType, MediaFormat, MediaKind } from './lib/detect.js';
-export type { Fingerprint, HashType } from './lib/types.js';
 export {
   AGENT_KEY_PREFIX, ED25519_MULTICODEC, AUTH_CHALLENGE_PREFIX,
   agentKeyLocation, agentKeyBytes, agentKeyFromPublicKey, parseAgentKey, normalizeAgentKey,
@@ -25,33 +22,7 @@ export {
 } from './lib/keys.js';
 export { RECORD_FIELDS, canonicalRecordBytes } from './lib/record-bytes.js';
 export type { SignatureRecord, SignedRecord, RecordField } from './lib/records.js';
-export {
-  imagePHashFromPixels, imageHashFromPixels, imagePHashFromGrey72, imageHashFromGrey72, resizeTo9x8,
-} from './lib/dhash.js';
-export type { PixelChannels } from './lib/dhash.js';
-export { imageBands, bandKey } from './lib/bands.js';
-export {
-  hammingDistance, hammingSimilarity, similarityFromDistance, maxDistanceFor, scanHashes, topKHashes,
-  HashTable, alignedSimilarity, SEQUENCE_ALIGNMENT, fingerprintSimilarity,
-} from './lib/hamming.js';
-export type { HashMatch } from './lib/hamming.js';
-export { sha256, sha256Hex, createSha256 } from './lib/sha256.js';
-export type { Sha256Hasher } from './lib/sha256.js';
-export { hmacSha256, hmacSha256Hex, createHmacSha256 } from './lib/hmac.js';
-export type { HmacSha256 } from './lib/hmac.js';
-export { chromaprint, ChromaprintStream, audioBands, audioFingerprintFromSamples, audioFingerprintFromWords, wordsToBytes, bytesToWords, CHROMAPRINT_SAMPLE_RATE } from './lib/chromaprint.js';
-export { mixToMono, resampleTo11025 } from './lib/resample.js';
-export {
-  IntegrityCode, PdfName, KernelBytes, ENTROPY_WINDOW, walkPng, walkJpeg, jpegExtent, walkGif, pdfEnd, pdfScanNames, zipEnd,
-  scanSignatures, walkTiff, containerEnd, mp4Location, walkId3, walkFlac, entropyProfile, entropyOf, longestBase64Run,
-  lsbStatistics, chiSquareSurvival, scanText, crc32,
-} from './lib/integrity.js';
-export type {
-  IntegrityCheck, IntegritySeverity, IntegrityIssue, IntegrityReport, SignatureKind, SignatureHit, KernelRecord, WalkResult,
-  KernelInput, ContainerKind, EntropyProfile, LsbChannelStats, TextEncoding, TextScan,
-} from './lib/integrity.js';
-export { MatchIndex, MATCH_LIMIT, HASH_TYPES, hasBandLayout } from './lib/match-index.js';
-export type { MatchQuery, MatchQueryOptions, Match, IndexedFingerprint } from './lib/match-index.js';
+export * from './lib/portable.js';
 
 /**
  * Whether `signature` is a valid Ed25519 signature of `bytes` by `publicKey` (raw 32

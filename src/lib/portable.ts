@@ -1,0 +1,33 @@
+// The part of the library that needs nothing of its environment: kernels over bytes,
+// pixels and samples, exported alike by the Node entry (./index.ts) and the browser
+// entry (../browser.ts), so the two lists cannot drift apart.
+export { detectType } from './detect.js';
+export type { DetectedType, MediaFormat, MediaKind } from './detect.js';
+export type { Fingerprint, HashType } from './types.js';
+export {
+  imagePHashFromPixels, imageHashFromPixels, imagePHashFromGrey72, imageHashFromGrey72, resizeTo9x8,
+} from './dhash.js';
+export type { PixelChannels } from './dhash.js';
+export { imageBands, bandKey } from './bands.js';
+export {
+  hammingDistance, hammingSimilarity, similarityFromDistance, maxDistanceFor, scanHashes, topKHashes,
+  HashTable, alignedSimilarity, SEQUENCE_ALIGNMENT, fingerprintSimilarity,
+} from './hamming.js';
+export type { HashMatch } from './hamming.js';
+export { sha256, sha256Hex, createSha256 } from './sha256.js';
+export type { Sha256Hasher } from './sha256.js';
+export { hmacSha256, hmacSha256Hex, createHmacSha256 } from './hmac.js';
+export type { HmacSha256 } from './hmac.js';
+export { chromaprint, ChromaprintStream, audioBands, audioFingerprintFromSamples, audioFingerprintFromWords, wordsToBytes, bytesToWords, CHROMAPRINT_SAMPLE_RATE } from './chromaprint.js';
+export { mixToMono, resampleTo11025 } from './resample.js';
+export {
+  IntegrityCode, PdfName, KernelBytes, ENTROPY_WINDOW, walkPng, walkJpeg, jpegExtent, walkGif, pdfEnd, pdfScanNames, zipEnd,
+  scanSignatures, walkTiff, containerEnd, mp4Location, walkId3, walkFlac, entropyProfile, entropyOf, longestBase64Run,
+  lsbStatistics, chiSquareSurvival, scanText, crc32,
+} from './integrity.js';
+export type {
+  IntegrityCheck, IntegritySeverity, IntegrityIssue, IntegrityReport, SignatureKind, SignatureHit, KernelRecord, WalkResult,
+  KernelInput, ContainerKind, EntropyProfile, LsbChannelStats, TextEncoding, TextScan,
+} from './integrity.js';
+export { MatchIndex, MATCH_LIMIT, HASH_TYPES, hasBandLayout } from './match-index.js';
+export type { MatchQuery, MatchQueryOptions, Match, IndexedFingerprint } from './match-index.js';
