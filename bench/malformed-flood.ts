@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { compiled, xorshift } from './support.js';
+import { bmp1 } from '../test/helpers/media.js';
 
 const FILES = Number(process.env.FLOOD_FILES ?? 300);
 const CONCURRENCY = Number(process.env.FLOOD_CONCURRENCY ?? 8);
@@ -51,25 +52,6 @@ function pngDeclaring(width: number, height: number): Uint8Array {
   ihdr.set([8, 2, 0, 0, 0], 8);
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   return Buffer.concat([signature, pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(Buffer.alloc(49))), pngChunk('IEND', new Uint8Array(0))]);
-}
-
-/** A 1-bit BMP; `rows` rows of pixel data present (fewer than `height`: truncated). */
-function bmp1(width: number, height: number, rows = height): Uint8Array {
-  const stride = Math.floor((width + 31) / 32) * 4;
-  const offset = 14 + 40 + 8;
-  const out = Buffer.alloc(offset + stride * rows);
-  out.write('BM', 0);
-  out.writeUInt32LE(out.length, 2);
-  out.writeUInt32LE(offset, 10);
-  out.writeUInt32LE(40, 14);
-  out.writeInt32LE(width, 18);
-  out.writeInt32LE(height, 22);
-  out.writeUInt16LE(1, 26);
-  out.writeUInt16LE(1, 28);
-  out.writeUInt32LE(2, 46);
-  out.writeUInt32LE(0xffffff, 58);
-  for (let i = offset; i < out.length; i++) out[i] = (i * 7) & 0xff;
-  return new Uint8Array(out);
 }
 
 async function corpus(): Promise<{ kind: string; bytes: Uint8Array }[]> {

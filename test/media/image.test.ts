@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { fingerprintFile, similarity } from '../../src/media/fingerprint.js';
-import { FingerprintError } from '../../src/media/errors.js';
 import { decodeImagePixels } from '../../src/media/image.js';
 import type { Fingerprint } from '../../src/lib/types.js';
 import { referenceDHash } from './reference-dhash.js';
+import { decodeFailed } from '../helpers/media.js';
 
 const FIX = new URL('../fixtures/media/', import.meta.url).pathname;
 const photo = new Uint8Array(readFileSync(FIX + 'fruits.jpg'));
@@ -159,17 +159,6 @@ test('a tiny PNG declaring 65535 x 65535 is refused by the pixel cap, before dec
   }
   await decodeFailed(fingerprintFile(bomb), 'bomb');
 });
-
-/** Resolves once `pending` rejects with FingerprintError decode_failed. */
-async function decodeFailed(pending: Promise<unknown>, name: string): Promise<void> {
-  try {
-    await pending;
-    assert.unreachable(`${name}: should fail`);
-  } catch (e) {
-    assert.instance(e, FingerprintError, name);
-    assert.is((e as FingerprintError).code, 'decode_failed', name);
-  }
-}
 
 test('unsupported files give null; truncated and corrupt images reject with decode_failed', async () => {
   const png = await sharp(photo).png().toBuffer();
