@@ -73,3 +73,32 @@ export async function startTestServer(envOverrides: Record<string, string> = {},
     },
   };
 }
+
+/** An answer of `apiRequest`: the status, the headers, the body as text and as JSON (null when it is none). */
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: any; // tests read answers of many shapes
+}
+
+/**
+ * A request to a test server: a bearer `token`, and a JSON body given as a value
+ * (`body`, stringified) or as text (`text`, sent as is: values JSON.stringify cannot
+ * make, such as nesting deeper than its stack).
+ */
+export async function apiRequest(baseUrl: string, method: string, path: string, opts: { token?: string; body?: unknown; text?: string } = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = {};
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const payload = opts.text ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${baseUrl}${path}`, { method, headers, body: payload });
+  const text = await res.text();
+  let body: any = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: left null, the caller sees `text`
+  }
+  return { status: res.status, headers: res.headers, text, body };
+}

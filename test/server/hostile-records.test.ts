@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPublicKey, generateKeyPairSync, randomBytes, sign as edSign, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { apiRequest, startTestServer, type TestServer } from '../helpers/server.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import { MatchingService } from '../../server/src/matching/service.js';
 import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
@@ -25,30 +25,10 @@ test.after(async () => {
   await srv.close();
 });
 
-interface Res {
-  status: number;
-  text: string;
-  body: any;
-}
-
 /** A request whose body is JSON text as given (deep values cannot go through JSON.stringify). */
-async function send(method: string, path: string, opts: { token?: string; text?: string } = {}): Promise<Res> {
-  const headers: Record<string, string> = {};
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.text !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${srv.url}${path}`, { method, headers, body: opts.text });
-  const text = await res.text();
-  let body: any = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    // left null: the caller sees `text`
-  }
-  return { status: res.status, text, body };
-}
+const send = (method: string, path: string, opts: { token?: string; text?: string } = {}) => apiRequest(srv.url, method, path, opts);
 
-const api = (method: string, path: string, opts: { token?: string; body?: unknown } = {}) =>
-  send(method, path, { token: opts.token, text: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+const api = (method: string, path: string, opts: { token?: string; body?: unknown } = {}) => apiRequest(srv.url, method, path, opts);
 
 const hex = (n = 32) => randomBytes(n).toString('hex');
 

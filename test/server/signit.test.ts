@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { apiRequest, startTestServer, type TestServer } from '../helpers/server.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import { issueSessionToken } from '../../server/src/auth/tokens.js';
 import type { TokenVerifier } from '../../server/src/auth/middleware.js';
@@ -30,20 +30,7 @@ test.after(async () => {
   await srv.close();
 });
 
-interface Res {
-  status: number;
-  body: any;
-  headers: Headers;
-}
-
-async function api(method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<Res> {
-  const headers: Record<string, string> = {};
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${srv.url}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
-}
+const api = (method: string, path: string, opts: { token?: string; body?: unknown } = {}) => apiRequest(srv.url, method, path, opts);
 
 const hex = (n = 32) => randomBytes(n).toString('hex');
 const nextMonthIso = () => {
