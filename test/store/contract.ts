@@ -12,6 +12,7 @@ import {
   StoreNotFoundError,
   type Change,
   type Charge,
+  type NewContactRequest,
   type NewSignature,
   type QuotaUsage,
   type Store,
@@ -99,6 +100,7 @@ export function storeContract(name: string, open: OpenStore): void {
   accountsContract(name, open);
   signaturesContract(name, open);
   feedContract(name, open);
+  contactsContract(name, open);
 }
 
 // ---------------------------------------------------------------- accounts
@@ -552,6 +554,64 @@ function feedContract(name: string, open: OpenStore): void {
     await store.signatures.setThumbnail(row.action_hash, 'data:image/png;base64,AA', 1);
     assert.is(wakes, 1, 'unsubscribed');
     assert.is((await store.feed.since(cursor, 10)).length, 2);
+  });
+
+  test.run();
+}
+
+// ---------------------------------------------------------------- the contact relay's queue
+
+function contactsContract(name: string, open: OpenStore): void {
+  const test = storeSuite(`${name} store: contact queue`, open);
+  const request = (over: Partial<NewContactRequest> = {}): NewContactRequest => ({
+    signerAgentKey: agentKey(), fileHash: hex(), senderName: 'Ana', senderEmail: 'ana@example.org',
+    message: 'Hello,\nmay I license this?', purpose: 'licensing', createdAt: 1_000, ...over,
+  });
+
+  test('enqueue then claim: every field back as queued, oldest first, no attempts yet', async ({ store }) => {
+    const first = request({ createdAt: 1_000 });
+    const second = request({ fileHash: null, purpose: 'other', createdAt: 2_000 });
+    await store.contacts.enqueue(second);
+    await store.contacts.enqueue(first);
+    assert.is(await store.contacts.pending(), 2);
+    const claimed = await store.contacts.claimDue(5_000, 65_000, 10);
+    assert.equal(claimed.map(({ id: _id, ...rest }) => rest), [{ ...first, attempts: 0 }, { ...second, attempts: 0 }]);
+    for (const c of claimed) await store.contacts.complete(c.id);
+  });
+
+  test('a claim leases: not claimed again until the lease ends; not due before its time; limit respected', async ({ store }) => {
+    for (let i = 0; i < 3; i++) await store.contacts.enqueue(request({ createdAt: 10_000 + i }));
+    assert.equal(await store.contacts.claimDue(9_999, 20_000, 10), [], 'nothing is due before it was queued');
+    const a = await store.contacts.claimDue(10_500, 20_000, 2);
+    assert.is(a.length, 2);
+    const b = await store.contacts.claimDue(10_600, 20_000, 10);
+    assert.equal(b.map((c) => c.createdAt), [10_002], 'only the unleased one');
+    const again = await store.contacts.claimDue(20_000, 30_000, 10);
+    assert.equal(again.map((c) => c.createdAt).sort(), [10_000, 10_001, 10_002], 'an expired lease makes them due again');
+    for (const c of again) await store.contacts.complete(c.id);
+    assert.is(await store.contacts.pending(), 0);
+  });
+
+  test('concurrent claims never hand out the same request twice', async ({ store }) => {
+    for (let i = 0; i < 20; i++) await store.contacts.enqueue(request({ createdAt: 50_000 + i }));
+    const claims = await Promise.all(Array.from({ length: 8 }, () => store.contacts.claimDue(60_000, 120_000, 5)));
+    const ids = claims.flat().map((c) => c.id);
+    assert.is(ids.length, 20);
+    assert.is(new Set(ids).size, 20);
+    for (const id of ids) await store.contacts.complete(id);
+  });
+
+  test('retryLater counts the attempt and sets the next due time; complete removes', async ({ store }) => {
+    await store.contacts.enqueue(request({ createdAt: 100 }));
+    const [c] = await store.contacts.claimDue(200, 300, 1);
+    await store.contacts.retryLater(c.id, 5_000, 'connection refused');
+    assert.equal(await store.contacts.claimDue(4_999, 6_000, 1), []);
+    const [again] = await store.contacts.claimDue(5_000, 6_000, 1);
+    assert.is(again.id, c.id);
+    assert.is(again.attempts, 1);
+    await store.contacts.complete(c.id);
+    assert.is(await store.contacts.pending(), 0);
+    assert.equal(await store.contacts.claimDue(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 10), []);
   });
 
   test.run();

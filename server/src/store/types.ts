@@ -364,9 +364,52 @@ export interface ChangeFeed {
   onAppend(listener: () => void): () => void;
 }
 
+// ---------------------------------------------------------------- the contact relay
+
+/**
+ * A request to the blind contact relay (spec 4.13), queued as received (fields already
+ * checked and made header-safe); who the signer is, whether they opted in and their
+ * address are decided when the queue is drained, never on the request path.
+ */
+export interface NewContactRequest {
+  /** Canonical `uhCAk...` agent key. */
+  signerAgentKey: string;
+  /** Lowercase hex; null for a profile contact. */
+  fileHash: string | null;
+  senderName: string;
+  senderEmail: string;
+  message: string;
+  purpose: 'licensing' | 'ai_training' | 'collaboration' | 'other';
+  createdAt: number;
+}
+
+export interface QueuedContactRequest extends NewContactRequest {
+  id: number;
+  /** Delivery attempts that failed so far. */
+  attempts: number;
+}
+
+export interface ContactStore {
+  /** Queues a request durably (committed when this resolves). */
+  enqueue(request: NewContactRequest): Promise<void>;
+  /**
+   * Up to `limit` requests due at `now` (oldest first), each leased until `leaseUntil`:
+   * a second claim before then does not return it, so two drainers never work on the
+   * same request; a lease that runs out (a crashed drainer) makes it due again.
+   */
+  claimDue(now: number, leaseUntil: number, limit: number): Promise<QueuedContactRequest[]>;
+  /** Removes a request that was delivered or dropped (the relay keeps no copy). */
+  complete(id: number): Promise<void>;
+  /** Counts a failed attempt and makes the request due again at `retryAt`. */
+  retryLater(id: number, retryAt: number, error: string): Promise<void>;
+  /** Requests waiting (for /healthz). */
+  pending(): Promise<number>;
+}
+
 export interface Store {
   accounts: AccountsStore;
   signatures: SignaturesStore;
+  contacts: ContactStore;
   feed: ChangeFeed;
   /** Cheap liveness check of the engine (for /healthz). */
   ping(): Promise<void>;

@@ -1,6 +1,7 @@
 // The SQLite engine: one database file (WAL), its migrations applied at open.
 import type { Store } from '../types.js';
 import { createSqliteAccountsStore } from './accounts.js';
+import { createSqliteContactStore } from './contacts.js';
 import { Db, type MigrationListener } from './db.js';
 import { SqliteChangeFeed } from './feed.js';
 import { createSqliteSignaturesStore } from './signatures.js';
@@ -11,6 +12,7 @@ export function sqliteStore(db: Db): Store {
   return {
     accounts: createSqliteAccountsStore(db, feed),
     signatures: createSqliteSignaturesStore(db, feed),
+    contacts: createSqliteContactStore(db),
     feed,
     async ping() {
       await db.get('SELECT 1');
