@@ -20,6 +20,8 @@ export interface Config {
   rateLimit: boolean;
   /** Number of proxies whose X-Forwarded-For entry is trusted (from the right). */
   trustProxy: number;
+  /** `redis://` or `rediss://` URL of the Redis the nodes share (rate-limit windows); null: each node keeps its own in memory. */
+  redisUrl: string | null;
   /** `smtp://host:port` (or smtps://); null writes relayed mail to $dataDir/outbox/*.eml. */
   smtpUrl: string | null;
   mailFrom: string;
@@ -133,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
   const rateLimit = flag(env, 'PROVENANT_RATE_LIMIT', true, 'on', 'off');
   const trustProxy = integer(env, 'PROVENANT_TRUST_PROXY', 0, 0, 10);
   const smtp = url(env, 'PROVENANT_SMTP_URL', ['smtp:', 'smtps:']);
+  const redis = url(env, 'PROVENANT_REDIS_URL', ['redis:', 'rediss:']);
 
   const mailFrom = read(env, 'PROVENANT_MAIL_FROM') ?? 'relay@localhost';
   if (!EMAIL.test(mailFrom)) throw new ConfigError('PROVENANT_MAIL_FROM', `not an e-mail address: "${mailFrom}"`);
@@ -177,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrlFromEnv: base !== undefined,
     rateLimit,
     trustProxy,
+    redisUrl: redis ? redis.href : null,
     smtpUrl: smtp ? smtp.href : null,
     mailFrom,
     webhookAllowPrivate,

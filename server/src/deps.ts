@@ -33,8 +33,11 @@ export interface ServerDeps {
   parts: Parts;
 }
 
-/** What /healthz shows of a part: ok or error, and the part's own figures. */
-export type PartHealth = { status: 'ok' | 'error' } & Record<string, string | number | boolean | null>;
+/**
+ * What /healthz shows of a part: ok, degraded (the node answers without it, e.g. rate
+ * limits per node while the shared Redis is away) or error, and the part's own figures.
+ */
+export type PartHealth = { status: 'ok' | 'degraded' | 'error' } & Record<string, string | number | boolean | null>;
 
 /** A long-lived part as the composition root registers it. */
 export interface Part {

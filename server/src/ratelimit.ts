@@ -1,12 +1,22 @@
-// Per-IP rate limits (spec section 8) with koa-ratelimit's memory driver over a
+// Per-IP rate limits (spec section 8). With PROVENANT_REDIS_URL the windows live in
+// the Redis every node shares (koa-ratelimit's Redis driver, a sliding window kept by
+// one Lua script per request), so a client's 31st request is refused whichever node it
+// reaches. Without it, or while that Redis is away, koa-ratelimit's memory driver over a
 // bounded map, so the number of remembered client addresses cannot grow without
 // bound. 429 body `{error: "rate_limited", message, retry_after}` with Retry-After
 // and X-RateLimit-Limit/Remaining/Reset (epoch seconds) (decisions.md 9).
+//
+// Redis away: fail to the node's own windows, neither open nor closed. Closed would
+// turn a Redis outage into an outage of every rate-limited endpoint on every node;
+// open would drop the limits exactly when nobody watches them. Each node still
+// enforces the limit alone (a client gets at most N x the limit across N nodes), and
+// the first request after Redis is back uses the shared windows again.
 import type { Context, Middleware, Next } from 'koa';
 import koaRatelimit from 'koa-ratelimit';
 import ipaddr from 'ipaddr.js';
 import type { ServerDeps } from './deps.js';
 import { ApiError } from './errors.js';
+import type { SharedRedis } from './redis.js';
 
 /** A limiter entry as koa-ratelimit's memory driver keeps it (`reset` in epoch seconds). */
 interface LimitEntry {
@@ -88,6 +98,11 @@ export interface RateLimitOptions {
 /** The windows of every named limit of one server (the composition root builds it; rateLimit fills it). */
 export class RateLimitStores {
   private readonly maps = new Map<string, BoundedLimitMap>();
+  /** Requests decided by the node's own windows because Redis was away (for /healthz). */
+  fallbacks = 0;
+
+  /** `redis`: the shared windows (null: this node's memory only). */
+  constructor(readonly redis: SharedRedis | null = null) {}
 
   /** The map of a named limit, made on its first route. */
   map(name: string, maxClients: number): BoundedLimitMap {
@@ -118,21 +133,29 @@ export function rateLimit(deps: Pick<ServerDeps, 'config' | 'rateLimits'>, optio
   if (!deps.config.rateLimit) return async (_ctx: Context, next: Next) => next();
   const db = deps.rateLimits.map(options.name, options.maxClients ?? 100_000);
   const key = options.key ?? ((ctx: Context) => clientIp(ctx, deps.config.trustProxy));
-  const limiter = koaRatelimit({
-    driver: 'memory',
-    db,
-    namespace: options.name,
-    duration: options.durationMs,
-    max: options.max,
-    id: key,
-  });
+  const window = { duration: options.durationMs, max: options.max, id: key };
+  const local = koaRatelimit({ driver: 'memory', db, namespace: options.name, ...window });
+  const redis = deps.rateLimits.redis;
+  const shared = redis && koaRatelimit({ driver: 'redis', db: redis.client, namespace: `ratelimit:${options.name}`, ...window });
   return async function rateLimitMiddleware(ctx: Context, next: Next): Promise<void> {
     let passed = false;
-    await limiter(ctx, async () => {
+    const pass = async () => {
       passed = true;
       fixResetHeader(ctx);
       await next();
-    });
+    };
+    if (shared && redis.ready) {
+      try {
+        await shared(ctx, pass);
+      } catch (err) {
+        if (passed) throw err; // the route's own failure, not the limiter's
+        deps.rateLimits.fallbacks += 1;
+        await local(ctx, pass);
+      }
+    } else {
+      if (shared) deps.rateLimits.fallbacks += 1;
+      await local(ctx, pass);
+    }
     if (passed) return;
     fixResetHeader(ctx);
     const reset = Number(ctx.response.get('X-RateLimit-Reset'));
@@ -151,7 +174,7 @@ export function rateLimit(deps: Pick<ServerDeps, 'config' | 'rateLimits'>, optio
   };
 }
 
-// koa-ratelimit's memory driver reports fractional seconds; the contract says epoch seconds.
+// koa-ratelimit's memory driver reports fractional seconds; the contract says epoch seconds (the Redis driver's are whole).
 function fixResetHeader(ctx: Context): void {
   const reset = Number(ctx.response.get('X-RateLimit-Reset'));
   if (Number.isFinite(reset) && reset > 0) ctx.set('X-RateLimit-Reset', String(Math.ceil(reset)));

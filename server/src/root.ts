@@ -11,6 +11,7 @@ import { MatchingService } from './matching/service.js';
 import { UploadGate } from './matching/upload.js';
 import { Metrics } from './metrics.js';
 import { RateLimitStores } from './ratelimit.js';
+import { SharedRedis } from './redis.js';
 import { loadSecret } from './secrets.js';
 import { VerifyCache } from './signit/cache.js';
 import { openSqliteStore } from './store/index.js';
@@ -41,8 +42,9 @@ async function openStore(config: Config, log: Logger): Promise<Store> {
 /**
  * Builds every part of a server (no listening: serve.ts does that), in this order:
  * the store, the fingerprint pool, the match index and its answer cache, the verify
- * cache, the rate-limit windows, the upload gate, the token verifiers. A part that
- * fails to start closes those built before it, then the error is thrown.
+ * cache, the shared Redis (PROVENANT_REDIS_URL), the rate-limit windows, the upload
+ * gate, the token verifiers. A part that fails to start closes those built before it,
+ * then the error is thrown.
  */
 export async function composeServer(config: Config, options: ComposeOptions = {}): Promise<ServerDeps> {
   const log = options.log ?? createLogger(config.logLevel);
@@ -93,8 +95,27 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     parts.add({ name: 'verify_cache', health: () => ({ status: 'ok', answers_cached: verifyCache.size, seq: verifyCache.seq }), close: () => verifyCache.close() });
     await verifyCache.start();
 
-    const rateLimits = new RateLimitStores();
-    parts.add({ name: 'rate_limits', health: () => ({ status: 'ok', enabled: config.rateLimit, limits: rateLimits.limits, clients: rateLimits.clients }) });
+    // Redis holds what the nodes share and is short-lived: the rate-limit windows.
+    let redis: SharedRedis | null = null;
+    if (config.redisUrl !== null) {
+      const shared = new SharedRedis(config.redisUrl, log);
+      parts.add({ name: 'redis', health: () => shared.health(), close: () => shared.close() });
+      await shared.start();
+      redis = shared;
+    }
+
+    const rateLimits = new RateLimitStores(redis);
+    parts.add({
+      name: 'rate_limits',
+      health: () => ({
+        status: 'ok',
+        enabled: config.rateLimit,
+        shared: redis !== null,
+        limits: rateLimits.limits,
+        clients: rateLimits.clients,
+        fallbacks: rateLimits.fallbacks,
+      }),
+    });
 
     // Two uploads per worker may be in flight (one decoding, one waiting); more get 503.
     const uploads = new UploadGate(2 * workers);

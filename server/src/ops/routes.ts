@@ -28,13 +28,15 @@ function requireMetricsToken(ctx: Context, expected: string | null): void {
 export function opsRoutes(deps: ServerDeps): Router {
   const router = new Router();
 
-  // 200 when every part is ok, else 503; each part's status and figures either way.
+  // 200 unless a part is in error (then 503); a degraded part (the node still answers)
+  // makes the status 'degraded'; each part's status and figures either way.
   router.get('/healthz', async (ctx) => {
     const parts = await deps.parts.health();
-    const healthy = Object.values(parts).every((p) => p.status === 'ok');
-    ctx.status = healthy ? 200 : 503;
+    const statuses = Object.values(parts).map((p) => p.status);
+    const status = statuses.includes('error') ? 'error' : statuses.includes('degraded') ? 'degraded' : 'ok';
+    ctx.status = status === 'error' ? 503 : 200;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { status: healthy ? 'ok' : 'error', parts };
+    ctx.body = { status, parts };
   });
 
   router.get('/metrics', async (ctx) => {
