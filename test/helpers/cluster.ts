@@ -1,0 +1,86 @@
+// Server nodes as child processes for the two-node tests: `provenant serve` from the
+// sources (node --import tsx src/cli/main.ts serve, one process per node, so a test can
+// SIGKILL it), on a free loopback port, each with its own data directory and the
+// database, Redis and secrets directory given in `env`. start() resolves once
+// /healthz answers 200.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './redis.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface NodeProcess {
+  name: string;
+  url: string;
+  /** The running process (undefined while stopped). */
+  readonly child: ChildProcess | undefined;
+  /** Starts the node (again, on the same port and data directory) and waits for /healthz 200. */
+  start(): Promise<void>;
+  /** SIGKILL: no drain, no close, as a crash. */
+  kill(): Promise<void>;
+  /** SIGTERM (the node drains), SIGKILL after 10 s. */
+  stop(): Promise<void>;
+  /** Stops it and removes its data directory. */
+  remove(): Promise<void>;
+  /** What it wrote to stdout and stderr (its log), for failure messages. */
+  output(): string;
+}
+
+export async function serverNode(name: string, env: Record<string, string>): Promise<NodeProcess> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), `provenant-${name}-`));
+  const url = `http://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+  let log = '';
+
+  async function start(): Promise<void> {
+    if (child) throw new Error(`${name} is running`);
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
+      cwd: root,
+      env: { ...process.env, PROVENANT_LOG_LEVEL: 'warn', PROVENANT_WORKERS: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = proc;
+    proc.stdout!.on('data', (d: Buffer) => (log += d));
+    proc.stderr!.on('data', (d: Buffer) => (log += d));
+    const until = Date.now() + 60_000;
+    for (;;) {
+      if (proc.exitCode !== null) throw new Error(`${name} exited (${proc.exitCode}) while starting: ${log.slice(-2000)}`);
+      const ok = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
+      if (ok) return;
+      if (Date.now() > until) throw new Error(`${name} did not become healthy within 60 s: ${log.slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  async function signal(sig: NodeJS.Signals): Promise<void> {
+    const proc = child;
+    child = undefined;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = once(proc, 'exit');
+    proc.kill(sig);
+    const timer = sig === 'SIGKILL' ? undefined : setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  return {
+    name,
+    url,
+    get child() {
+      return child;
+    },
+    start,
+    kill: () => signal('SIGKILL'),
+    stop: () => signal('SIGTERM'),
+    async remove() {
+      await signal('SIGTERM');
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    output: () => log,
+  };
+}
