@@ -11,14 +11,16 @@ import { AUTH_PREFIX, authRoutes } from './auth/routes.js';
 import { DEVELOPER_PREFIX, developerRoutes } from './developer/routes.js';
 import { signItRoutes } from './signit/routes.js';
 import { matchingRoutes } from './matching/routes.js';
+import { publicRoutes } from './public/routes.js';
 
-/** [prefix, router factory] of every feature, in mount order. */
-const FEATURES: [string, (deps: ServerDeps) => Router][] = [
+/** [prefix, router factory] of every feature, in mount order (GET /openapi.json's test walks them). */
+export const FEATURES: [string, (deps: ServerDeps) => Router][] = [
   ['', opsRoutes],
   [AUTH_PREFIX, authRoutes],
   [DEVELOPER_PREFIX, developerRoutes],
   ['/api/v1/sign-it', signItRoutes],
   ['/api/v1/sign-it', matchingRoutes],
+  ['', publicRoutes],
 ];
 
 export function createApp(deps: ServerDeps): Koa<AppState> {

@@ -12,6 +12,7 @@ import type { UploadGate } from './matching/upload.js';
 import type { RateLimitStores } from './ratelimit.js';
 import type { VerifyCache } from './signit/cache.js';
 import type { TokenVerifier } from './auth/middleware.js';
+import type { ContactRelay } from './contact/mailer.js';
 
 export interface ServerDeps {
   config: Config;
@@ -23,12 +24,16 @@ export interface ServerDeps {
   /** The perceptual match index (on its own thread) and its answer cache. */
   matching: MatchingService;
   verifyCache: VerifyCache;
+  /** GET /content-rights answers (5 minutes), following the change feed as the verify cache does. */
+  contentRightsCache: VerifyCache;
   /** The windows of the per-IP rate limits. */
   rateLimits: RateLimitStores;
   /** Bounds the uploads being read or fingerprinted at once. */
   uploads: UploadGate;
   /** Tried in turn on a bearer token: session tokens first. */
   tokenVerifiers: readonly TokenVerifier[];
+  /** Drains the contact relay's queue in the background (spec 4.13). */
+  contactRelay: ContactRelay;
   /** Every part above, in the order built: /healthz reports them, shutdown closes them in reverse. */
   parts: Parts;
 }

@@ -4,6 +4,7 @@
 // services receive the parts (ServerDeps) and build none.
 import { createFingerprintPool, HASH_TYPES } from 'provenant';
 import { sessionTokenVerifier, type TokenVerifier } from './auth/middleware.js';
+import { ContactRelay } from './contact/mailer.js';
 import { databaseFile, type Config } from './config.js';
 import { Parts, type ServerDeps } from './deps.js';
 import { createLogger, type Logger } from './log.js';
@@ -14,6 +15,7 @@ import { RateLimitStores } from './ratelimit.js';
 import { SharedRedis } from './redis.js';
 import { loadSecret } from './secrets.js';
 import { VerifyCache } from './signit/cache.js';
+import { CONTENT_RIGHTS_MAX_AGE_SECONDS } from './public/routes.js';
 import { openSqliteStore } from './store/index.js';
 import type { Store } from './store/types.js';
 
@@ -95,6 +97,10 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     parts.add({ name: 'verify_cache', health: () => ({ status: 'ok', answers_cached: verifyCache.size, seq: verifyCache.seq }), close: () => verifyCache.close() });
     await verifyCache.start();
 
+    const contentRightsCache = new VerifyCache(store.feed, log, { ttlSeconds: CONTENT_RIGHTS_MAX_AGE_SECONDS, name: 'content-rights cache' });
+    parts.add({ name: 'content_rights_cache', health: () => ({ status: 'ok', answers_cached: contentRightsCache.size, seq: contentRightsCache.seq }), close: () => contentRightsCache.close() });
+    await contentRightsCache.start();
+
     // Redis holds what the nodes share and is short-lived: the rate-limit windows.
     let redis: SharedRedis | null = null;
     if (config.redisUrl !== null) {
@@ -125,7 +131,16 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     const tokenVerifiers = [sessionTokenVerifier, ...(options.tokenVerifiers ?? [])];
     parts.add({ name: 'token_verifiers', health: () => ({ status: 'ok', count: tokenVerifiers.length }) });
 
-    return { config, log, metrics, store, pool, matching, verifyCache, rateLimits, uploads, tokenVerifiers, parts };
+    // the contact relay's queue, drained in the background by SMTP or into the outbox
+    const contactRelay = new ContactRelay({ store, config, log });
+    parts.add({
+      name: 'contact_relay',
+      health: async () => ({ status: 'ok', transport: contactRelay.transport, pending: await store.contacts.pending(), ...contactRelay.counts }),
+      close: () => contactRelay.close(),
+    });
+    contactRelay.start();
+
+    return { config, log, metrics, store, pool, matching, verifyCache, contentRightsCache, rateLimits, uploads, tokenVerifiers, contactRelay, parts };
   } catch (err) {
     // what was started keeps the process alive (the pool, the index thread) or the database open
     await parts.close().catch((closeErr: Error) => log.error('closing after a failed start', { error: closeErr.message }));

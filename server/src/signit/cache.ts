@@ -18,18 +18,22 @@ export const VERIFY_CACHE_TTL_SECONDS = 60;
 export const VERIFY_CACHE_MAX_KEYS = 20_000;
 
 export class VerifyCache {
-  private readonly cache = new NodeCache({
-    stdTTL: VERIFY_CACHE_TTL_SECONDS,
-    checkperiod: 120,
-    useClones: false,
-    maxKeys: VERIFY_CACHE_MAX_KEYS,
-  });
+  private readonly cache: NodeCache;
   private generation = 0;
   private readonly follower: FeedFollower;
 
-  /** Follows `feed` from its latest change: call start() before serving. */
-  constructor(feed: ChangeFeed, log: Logger) {
-    this.follower = new FeedFollower(feed, (changes) => this.applyChanges(changes), log, 'verify cache');
+  /**
+   * Follows `feed` from its latest change: call start() before serving. Other answers
+   * keyed by file hash reuse it with their own TTL and name (the content-rights cache).
+   */
+  constructor(feed: ChangeFeed, log: Logger, options: { ttlSeconds?: number; name?: string } = {}) {
+    this.cache = new NodeCache({
+      stdTTL: options.ttlSeconds ?? VERIFY_CACHE_TTL_SECONDS,
+      checkperiod: 120,
+      useClones: false,
+      maxKeys: VERIFY_CACHE_MAX_KEYS,
+    });
+    this.follower = new FeedFollower(feed, (changes) => this.applyChanges(changes), log, options.name ?? 'verify cache');
   }
 
   /** Reads the feed's position; answers are cached from then on. */
