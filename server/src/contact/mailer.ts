@@ -36,9 +36,11 @@ const PURPOSE_WORDS: Record<QueuedContactRequest['purpose'], string> = {
  * control characters: public/schema.ts); nodemailer encodes the display name and subject.
  */
 export function contactMail(request: QueuedContactRequest, to: string, from: string): Mail.Options {
-  const about = request.fileHash === null ? 'your Provenant creator profile' : `your signed file ${request.fileHash}`;
+  // the hash on a line of its own: 64 characters stay unbroken in quoted-printable
+  const about = request.fileHash === null ? ['about your Provenant creator profile.'] : ['about your signed file (SHA-256):', request.fileHash];
   const text = [
-    `${request.senderName} sent you a message through the Provenant contact relay about ${about}.`,
+    `${request.senderName} sent you a message through the Provenant contact relay`,
+    ...about,
     `Purpose: ${PURPOSE_WORDS[request.purpose]}`,
     '',
     request.message,

@@ -1,0 +1,263 @@
+// The verification page: hashes a dropped file in the browser with the library's own
+// WebAssembly (SHA-256 streamed, the ImagePHash of an image from the pixels the browser
+// decoded), asks the server for exact and perceptual matches, and shows them. Audio and
+// video are fingerprinted by the server, and only sent after the visitor agrees. Every
+// value from the server is put on the page as text (textContent, attributes), never as HTML.
+import { initWasm } from '/assets/provenant/lib/wasm-browser.js';
+import { simdSupported } from '/assets/provenant/lib/wasm-core.js';
+import { createSha256 } from '/assets/provenant/lib/sha256.js';
+import { imagePHashFromPixels } from '/assets/provenant/lib/dhash.js';
+
+const API = '/api/v1/sign-it';
+/** At most this many perceptually matching files are looked up in full. */
+const MAX_DETAILED = 10;
+const $ = (id) => document.getElementById(id);
+
+const ready = (async () => {
+  const flavor = simdSupported ? 'simd' : 'scalar';
+  const res = await fetch(`/assets/provenant/core.${flavor}.wasm`);
+  if (!res.ok) throw new Error(`the WebAssembly kernel did not load (${res.status})`);
+  await initWasm({ modules: { core: await res.arrayBuffer() }, flavor });
+})();
+
+function setStatus(text, isError = false) {
+  const el = $('status');
+  el.textContent = text;
+  el.classList.toggle('error', isError);
+}
+
+const megabytes = (n) => `${(n / 1048576).toFixed(n < 10485760 ? 1 : 0)} MB`;
+
+/** SHA-256 of the file, read as a stream, the progress bar following. */
+async function sha256Of(file) {
+  const hasher = createSha256();
+  const bar = $('progress');
+  $('file-name').textContent = file.name;
+  $('progress-box').hidden = false;
+  bar.value = 0;
+  let done = 0;
+  const reader = file.stream().getReader();
+  for (;;) {
+    const { done: end, value } = await reader.read();
+    if (end) break;
+    hasher.update(value);
+    done += value.length;
+    bar.value = file.size ? Math.floor((100 * done) / file.size) : 100;
+  }
+  bar.value = 100;
+  return hasher.digestHex();
+}
+
+/** The ImagePHash of an image as this browser decodes it (decisions.md 3: alpha over white), or null. */
+async function imageFingerprint(file) {
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(file, { colorSpaceConversion: 'none', premultiplyAlpha: 'none' });
+  } catch {
+    return null;
+  }
+  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, bitmap.width, bitmap.height);
+  ctx.drawImage(bitmap, 0, 0);
+  const data = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
+  bitmap.close();
+  return imagePHashFromPixels(new Uint8Array(data.buffer, data.byteOffset, data.length), canvas.width, canvas.height, 4);
+}
+
+async function api(path, init) {
+  const res = await fetch(`${API}${path}`, init);
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(body?.message ?? `the server answered ${res.status}`);
+  return body;
+}
+
+const verify = (hash) => api(`/verify?hash=${hash}`);
+
+/** Full signatures (spec 2.1) of perceptual matches (spec 2.3), with their similarity; the exact file left out. */
+async function detailsOf(reduced, exactHash) {
+  const byFile = new Map();
+  for (const m of reduced) if (m.file_hash !== exactHash && !byFile.has(m.file_hash)) byFile.set(m.file_hash, m);
+  const out = [];
+  for (const [fileHash] of [...byFile].slice(0, MAX_DETAILED)) {
+    const { signatures } = await verify(fileHash);
+    for (const s of signatures) {
+      const match = reduced.find((m) => m.file_hash === fileHash && m.signer === s.signer);
+      if (match) out.push({ signature: s, similarity: match.similarity });
+    }
+  }
+  return out;
+}
+
+const dateOf = (ms) => (ms == null ? '' : new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }));
+const short = (hex) => (hex ? `${hex.slice(0, 12)}…` : '');
+
+function rightsText(rights) {
+  if (!rights) return 'None declared';
+  const words = Object.entries(rights)
+    .filter(([, v]) => v != null)
+    .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${typeof v === 'object' ? `Custom (${v.Custom})` : v}`);
+  return words.length ? words.join('; ') : 'None declared';
+}
+
+function integrityText(report) {
+  if (!report) return 'Not checked (made outside the vault\'s Sign It page)';
+  const issues = report.issues_found ?? [];
+  const checks = `${report.checks_performed.length} checks (${report.checks_performed.join(', ')})`;
+  if (issues.length === 0) return `${checks}: no issues`;
+  return `${checks}: ${issues.map((i) => `${i.severity} ${i.check}: ${i.description}`).join('; ')}`;
+}
+
+function card(signature, similarity) {
+  const node = $('signature-template').content.firstElementChild.cloneNode(true);
+  const q = (sel) => node.querySelector(sel);
+  const name = signature.signer_display_name ?? signature.signer_username ?? short(signature.signer);
+  const link = q('.signer-name');
+  link.textContent = name;
+  link.href = `/c/${encodeURIComponent(signature.signer)}`;
+  if (signature.signer_profile_picture) {
+    const img = q('.avatar');
+    img.src = signature.signer_profile_picture;
+    img.hidden = false;
+  }
+  q('.match').textContent = similarity === undefined ? 'Exact match (same SHA-256)' : `Perceptual match${similarity == null ? '' : `, ${similarity}% similar`}`;
+  node.dataset.match = similarity === undefined ? 'exact' : 'perceptual';
+  q('.signed-at').textContent = dateOf(signature.signed_at);
+  q('.intent').textContent = signature.intent;
+  q('.ai').textContent = signature.ai_generation ?? 'Not declared';
+  q('.rights').textContent = rightsText(signature.content_rights);
+  if (signature.revoked) {
+    node.classList.add('revoked');
+    q('.revocation').textContent = `Revoked ${dateOf(signature.revoked_at)}${signature.revocation_reason ? `: ${signature.revocation_reason}` : ''}`;
+    q('.revocation').classList.add('warn');
+  } else q('.revocation').textContent = 'Active';
+  const history = [];
+  if (signature.supersedes) history.push(`amends signature ${short(signature.supersedes)}`);
+  if (signature.superseded_by) history.push(`replaced by signature ${short(signature.superseded_by)}`);
+  q('.history').textContent = history.length ? history.join('; ') : 'Original, not amended';
+  q('.integrity').textContent = integrityText(signature.integrity_report);
+  q('.file-hash').textContent = signature.file_hash;
+  if (signature.comment) {
+    q('.comment').textContent = signature.comment;
+    q('.comment').hidden = false;
+  }
+  if (signature.contactable && !signature.revoked) {
+    q('.contact').hidden = false;
+    q('.contact-form').addEventListener('submit', (event) => sendContact(event, signature));
+  }
+  return node;
+}
+
+async function sendContact(event, signature) {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const status = form.querySelector('.contact-status');
+  if (!form.reportValidity()) return;
+  const fields = Object.fromEntries(new FormData(form));
+  try {
+    const answer = await api('/contact', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...fields, signer_agent_key: signature.signer, file_hash: signature.file_hash }),
+    });
+    status.textContent = answer.message;
+    form.reset();
+  } catch (err) {
+    status.textContent = `Not sent: ${err.message}`;
+  }
+}
+
+function show(exact, perceptual) {
+  const list = $('result-list');
+  list.replaceChildren(...exact.map((s) => card(s)), ...perceptual.map((m) => card(m.signature, m.similarity)));
+  $('results').hidden = false;
+  const n = exact.length + perceptual.length;
+  setStatus(n === 0 ? 'No signatures found for this file.' : `${exact.length} exact and ${perceptual.length} perceptual match${perceptual.length === 1 ? '' : 'es'}.`);
+}
+
+function askToUpload(file) {
+  return new Promise((resolve) => {
+    $('consent-name').textContent = file.name;
+    $('consent-size').textContent = megabytes(file.size);
+    $('consent').hidden = false;
+    const done = (yes) => {
+      $('consent').hidden = true;
+      $('consent-yes').onclick = $('consent-no').onclick = null;
+      resolve(yes);
+    };
+    $('consent-yes').onclick = () => done(true);
+    $('consent-no').onclick = () => done(false);
+    $('consent-yes').focus();
+  });
+}
+
+async function check(file) {
+  $('results').hidden = true;
+  $('consent').hidden = true;
+  try {
+    await ready;
+    setStatus(`Hashing ${file.name} (${megabytes(file.size)})…`);
+    const hash = await sha256Of(file);
+    $('facts').hidden = false;
+    $('sha256').textContent = hash;
+    $('fingerprint').textContent = 'none';
+    setStatus('Looking up exact matches…');
+    const exact = (await verify(hash)).signatures;
+    let reduced = [];
+    const kind = file.type.split('/')[0];
+    if (kind === 'audio' || kind === 'video') {
+      show(exact, []);
+      if (await askToUpload(file)) {
+        setStatus('Fingerprinting on the server…');
+        reduced = (await api('/verify-file', { method: 'POST', body: file })).signatures;
+        $('fingerprint').textContent = 'computed by the server';
+      }
+    } else {
+      const fp = await imageFingerprint(file);
+      if (fp) {
+        $('fingerprint').textContent = `${fp.hash_type} ${fp.hash_value.map((b) => b.toString(16).padStart(2, '0')).join('')}`;
+        setStatus('Looking up perceptual matches…');
+        reduced = (await api('/verify-fuzzy', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ bands: fp.bands, hash_value: fp.hash_value }),
+        })).signatures;
+      }
+    }
+    show(exact, await detailsOf(reduced, hash));
+  } catch (err) {
+    setStatus(`Could not check the file: ${err.message}`, true);
+  } finally {
+    $('progress-box').hidden = true;
+  }
+}
+
+async function lookUp(hash) {
+  try {
+    $('facts').hidden = false;
+    $('sha256').textContent = hash;
+    show((await verify(hash)).signatures, []);
+  } catch (err) {
+    setStatus(`Could not look the hash up: ${err.message}`, true);
+  }
+}
+
+const input = $('file');
+input.addEventListener('change', () => input.files[0] && check(input.files[0]));
+const drop = $('drop');
+drop.addEventListener('dragover', (e) => {
+  e.preventDefault();
+  drop.classList.add('over');
+});
+drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+drop.addEventListener('drop', (e) => {
+  e.preventDefault();
+  drop.classList.remove('over');
+  const file = e.dataTransfer?.files?.[0];
+  if (file) check(file);
+});
+
+const preset = new URLSearchParams(location.search).get('hash');
+if (preset && /^[0-9a-fA-F]{64}$/.test(preset)) lookUp(preset.toLowerCase());
+ready.catch((err) => setStatus(`This page cannot hash files here: ${err.message}`, true));
