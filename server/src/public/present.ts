@@ -69,6 +69,7 @@ export function pageShell(title: string, body: string, script?: string): string 
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeMarkup(title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/page.css">
 ${script ? `<script type="module" src="${escapeMarkup(script)}"></script>\n` : ''}</head>
 <body>
