@@ -36,6 +36,8 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   integrity: () => import('./integrity.js'),
   serve: () => serverCommand('serve'),
   sha256: () => import('./sha256.js'),
+  vault: () => import('./vault.js'),
+  verify: () => import('./verify.js'),
   admin: () => serverCommand('admin'),
 };
 

@@ -31,3 +31,5 @@ export type {
 } from './integrity.js';
 export { MatchIndex, MATCH_LIMIT, HASH_TYPES, hasBandLayout } from './match-index.js';
 export type { MatchQuery, MatchQueryOptions, Match, IndexedFingerprint } from './match-index.js';
+// The client SDK (fetch and WebCrypto only): sign-it calls, OAuth + PKCE, the local vault.
+export * from '../sdk/index.js';

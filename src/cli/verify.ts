@@ -1,0 +1,153 @@
+// `provenant verify FILE [--server URL] [--json] [--key FILE]`: who signed this file or
+// a perceptually similar one. The SHA-256 is computed here (GET /verify, the exact
+// matches) and the file is sent to POST /verify-file (the perceptual matches, which are
+// then looked up by their hash for revocation and amend chain). A record whose
+// signature this machine holds (the vault's log, or /my-signatures with the vault's
+// session) is re-verified offline; one that no longer matches its signature is refused
+// (exit 1). The service does not publish other signers' signatures, so theirs show as
+// "not held".
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { fileSha256Hex } from '../lib/digest.js';
+import { actionHash, verifyRecord, type SignatureRecord } from '../lib/records.js';
+import { readFailure } from '../media/errors.js';
+import { ProvenantClient, type MatchAnswer, type Signature, type VerifyAnswer } from '../sdk/client.js';
+import { ProvenantError } from '../sdk/errors.js';
+import { openKeyFile } from '../vault/keyfile.js';
+import { defaultKeyFile, VaultState } from '../vault/state.js';
+import type { Command } from './main.js';
+import { USAGE_ERROR } from './usage.js';
+
+const USAGE = `usage: provenant verify FILE [--server URL] [--json] [--key FILE]
+  exact (SHA-256) and perceptual matches: signer, date, intent, rights, revocation,
+  amend chain, and whether each record's signature re-verifies offline
+  --server  default $PROVENANT_SERVER, else http://localhost:8080
+  --json    {exact, perceptual}: the answers of GET /verify and POST /verify-file
+`;
+
+const OPTIONS = { server: { type: 'string' }, json: { type: 'boolean' }, key: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+
+type Check = 'verified' | 'tampered' | 'not held';
+
+/** Signatures this machine holds, by action hash: the vault's log, and the vault account's records on `server`. */
+async function heldSignatures(keyFile: string, server: string): Promise<Map<string, string>> {
+  const held = new Map<string, string>();
+  let state: VaultState;
+  try {
+    state = new VaultState(openKeyFile(keyFile).path);
+  } catch {
+    return held; // no vault here: nothing held
+  }
+  for (const e of state.log()) if (e.kind === 'record') held.set(e.action_hash, e.record.signature);
+  const session = state.session();
+  if (session !== null && session.server === server) {
+    try {
+      const mine = await new ProvenantClient({ baseUrl: server, token: session.token }).mySignatures();
+      for (const s of mine.signatures) held.set(s.action_hash, s.signature);
+    } catch {
+      // an expired session: the log alone
+    }
+  }
+  return held;
+}
+
+function check(s: Signature, held: Map<string, string>): Check {
+  const signature = held.get(s.action_hash);
+  if (signature === undefined) return 'not held';
+  const record = s as SignatureRecord;
+  return verifyRecord({ ...record, signature }) && actionHash(record, signature) === s.action_hash ? 'verified' : 'tampered';
+}
+
+function rights(r: Signature['content_rights']): string {
+  if (!r) return '-';
+  const parts = Object.entries(r).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => `${k}=${typeof v === 'object' ? `Custom(${(v as { Custom: string }).Custom})` : v}`);
+  return parts.length > 0 ? parts.join(' ') : '-';
+}
+
+function status(s: Signature): string {
+  if (s.revoked) return `REVOKED ${new Date(Number(s.revoked_at)).toISOString()}${s.revocation_reason ? ` (${s.revocation_reason})` : ''}`;
+  return s.superseded_by ? `superseded by ${s.superseded_by.slice(0, 12)}` : 'active';
+}
+
+function describe(s: Signature, checked: Check, prefix: string): string {
+  return [
+    `${prefix}${s.action_hash}`,
+    `    signer      ${s.signer}${s.signer_display_name ? ` (${s.signer_display_name})` : ''}`,
+    `    signed      ${new Date(s.signed_at).toISOString()}   intent ${s.intent}   AI ${s.ai_generation ?? '-'}`,
+    `    rights      ${rights(s.content_rights)}`,
+    ...(s.comment ? [`    comment     ${JSON.stringify(s.comment)}`] : []),
+    `    status      ${status(s)}${s.supersedes ? `; amends ${s.supersedes.slice(0, 12)}` : ''}`,
+    `    signature   ${checked === 'verified' ? 're-verified offline' : checked === 'tampered' ? 'DOES NOT MATCH THE RECORD' : 'not held here (the service publishes records, not signatures)'}`,
+  ].join('\n');
+}
+
+export const run: Command = async (args) => {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    process.stderr.write(`provenant verify: ${(err as Error).message}\n${USAGE}`);
+    return USAGE_ERROR;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    process.stderr.write(`provenant verify: expected one FILE, got ${positionals.length}\n${USAGE}`);
+    return USAGE_ERROR;
+  }
+  const file = positionals[0];
+  const server = String(values.server ?? process.env.PROVENANT_SERVER ?? 'http://localhost:8080').replace(/\/+$/, '');
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await readFile(file));
+  } catch (err) {
+    process.stderr.write(`provenant verify: ${readFailure(file, err).message}\n`);
+    return 1;
+  }
+  const client = new ProvenantClient({ baseUrl: server });
+  let exact: VerifyAnswer;
+  let perceptual: MatchAnswer;
+  const byHash = new Map<string, Signature[]>();
+  try {
+    exact = await client.verify(fileSha256Hex(bytes));
+    perceptual = await client.verifyFile(bytes);
+    byHash.set(fileSha256Hex(bytes), exact.signatures);
+    if (!values.json) {
+      // the full records of the similar files, for revocation and amend chain (a few: /verify is rate-limited)
+      for (const hash of [...new Set(perceptual.signatures.map((s) => s.file_hash))].slice(0, 5)) {
+        if (!byHash.has(hash)) byHash.set(hash, (await client.verify(hash)).signatures);
+      }
+    }
+  } catch (err) {
+    const why = err instanceof ProvenantError && err.code === 'unreachable' ? `cannot reach the server: ${err.message}` : `the server refused: ${(err as Error).message}`;
+    process.stderr.write(`provenant verify: ${why}\n`);
+    return 1;
+  }
+  const held = await heldSignatures(String(values.key ?? defaultKeyFile()), server);
+  const tampered = [...byHash.values()].flat().filter((s) => check(s, held) === 'tampered');
+  if (tampered.length > 0) {
+    process.stderr.write(`provenant verify: refused: the server's record ${tampered.map((s) => s.action_hash).join(', ')} does not match the signature this machine holds for it\n`);
+    return 1;
+  }
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ exact, perceptual })}\n`);
+    return 0;
+  }
+  const lines = [`${file}: ${exact.count} exact, ${perceptual.count} perceptual match${perceptual.count === 1 ? '' : 'es'} on ${server}`];
+  if (exact.count > 0) lines.push('', 'Exact (same SHA-256):', ...exact.signatures.map((s) => describe(s, check(s, held), '  ')));
+  if (perceptual.match_type === 'none') lines.push('', 'Perceptual: not a media file the service fingerprints');
+  for (const m of perceptual.signatures) {
+    if (byHash.get(m.file_hash) === exact.signatures) {
+      lines.push('', `Perceptual, similarity ${m.similarity ?? 'unknown'}: this file (above), signed by ${m.signer}`);
+      continue;
+    }
+    const full = (byHash.get(m.file_hash) ?? []).filter((s) => s.signer === m.signer && s.signed_at === m.signed_at);
+    lines.push('', `Perceptual, similarity ${m.similarity ?? 'unknown'}: file ${m.file_hash}`);
+    lines.push(...(full.length > 0 ? full.map((s) => describe(s, check(s, held), '  ')) : [`  signer ${m.signer}, signed ${new Date(m.signed_at).toISOString()}, intent ${m.intent}, rights ${rights(m.content_rights as Signature['content_rights'])}`]));
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+};

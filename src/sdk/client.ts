@@ -1,0 +1,207 @@
+// A typed client of the sign-it REST contract (spec 4) and the vault login endpoints
+// (decisions.md 5), on fetch alone, so it runs in Node and in browsers. Every method
+// answers the service's JSON as typed here, or rejects with ProvenantError.
+import type { ContentRights, SignatureRecord, SignedRecord } from '../lib/records.js';
+import type { RevocationEntry } from '../lib/records.js';
+import { errorOfAnswer, ProvenantError } from './errors.js';
+
+/** Spec 2.1: a signature as `GET /verify` answers it. */
+export interface Signature extends SignatureRecord {
+  action_hash: string;
+  signer_did: string;
+  signer_display_name: string | null;
+  signer_username: string | null;
+  signer_profile_picture: string | null;
+  superseded_by: string | null;
+  revoked: boolean;
+  revoked_at: number | null;
+  revocation_reason: string | null;
+  contactable: boolean;
+}
+
+/** Spec 2.3: a perceptual match from `verify-file` or `verify-fuzzy`. */
+export interface ReducedSignature {
+  file_hash: string;
+  signer: string;
+  signed_at: number;
+  intent: string;
+  ai_generation: string | null;
+  content_rights: Partial<ContentRights> | null;
+  similarity: number | null;
+  match_type: 'perceptual';
+}
+
+/** Spec 2.4: one of the caller's own records, with its signature. */
+export interface OwnSignature extends SignedRecord {
+  action_hash: string;
+  superseded_by: string | null;
+  revoked: boolean;
+  revoked_at: number | null;
+  revoked_reason: string | null;
+  thumbnail: string | null;
+}
+
+/** Spec 2.5. */
+export interface QuotaState {
+  allowed: boolean;
+  scope: 'community' | 'org';
+  tier: string;
+  used: number;
+  limit: number | null;
+  resets_at: string | null;
+  upgrade_tier?: string;
+  overage_signs?: number;
+  overage_cents_per_100?: number;
+  sponsor?: { app_name: string; exhausted: boolean };
+}
+
+export interface VerifyAnswer { signatures: Signature[]; count: number }
+export interface MatchAnswer { signatures: ReducedSignature[]; count: number; match_type?: 'none' }
+export interface SessionAnswer { token: string; user: Record<string, unknown> & { id: string } }
+
+/** Spec 4.3: bands (and optionally hash_value) of a fingerprint, or 72 grey pixels. */
+export type FuzzyQuery = { bands: number[][]; hash_value?: number[] } | { pixels: number[] };
+
+/** Spec 4.7's body (deprecated server-side signing). */
+export interface SignRequest {
+  file_hash: string;
+  intent?: string;
+  ai_generation?: string;
+  content_rights?: Record<string, unknown>;
+  comment?: string;
+  supersedes?: string;
+  perceptual_hash?: object;
+  integrity_report?: object;
+}
+
+export interface ClientOptions {
+  /** The service's base URL, e.g. `https://provenant.example` (no `/api/v1`). */
+  baseUrl: string;
+  /** A JWT session token or an OAuth access token, for the calls that need one. */
+  token?: string;
+  /** Another fetch (tests, proxies); the global one by default. */
+  fetch?: typeof fetch;
+}
+
+const SIGN_IT = '/api/v1/sign-it';
+const AUTH = '/api/v1/auth';
+
+export class ProvenantClient {
+  readonly baseUrl: string;
+  token: string | undefined;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.token = options.token;
+    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  /** Spec 4.1 (public). */
+  verify(fileHash: string): Promise<VerifyAnswer> {
+    return this.call('GET', `${SIGN_IT}/verify?hash=${encodeURIComponent(fileHash)}`);
+  }
+
+  /** Spec 4.2 (public): the file's bytes, fingerprinted by the service and discarded. */
+  verifyFile(bytes: Uint8Array | Blob): Promise<MatchAnswer> {
+    return this.call('POST', `${SIGN_IT}/verify-file`, { raw: bytes });
+  }
+
+  /** Spec 4.3 (public). */
+  verifyFuzzy(query: FuzzyQuery): Promise<MatchAnswer> {
+    return this.call('POST', `${SIGN_IT}/verify-fuzzy`, { json: query });
+  }
+
+  /** Spec 4.4: the caller's quota (session, or OAuth `verify`). */
+  quota(): Promise<QuotaState> {
+    return this.call('GET', `${SIGN_IT}/quota`, { auth: true });
+  }
+
+  /** Spec 4.5 (public): an agent's quota, or its sponsoring app's pool with `clientId`. */
+  quotaByAgent(agentPubKey: string, clientId?: string | null): Promise<QuotaState> {
+    const query = new URLSearchParams({ agent_pub_key: agentPubKey });
+    if (clientId) query.set('client_id', clientId);
+    return this.call('GET', `${SIGN_IT}/quota/by-agent?${query}`);
+  }
+
+  /** decisions.md 2: the quota recounted, asked with a vault's hex signature of quotaSyncMessage. */
+  syncQuota(body: { agent_pub_key: string; count: number; timestamp: number; signature: string; client_id?: string }): Promise<QuotaState> {
+    return this.call('POST', `${SIGN_IT}/quota/sync-by-agent`, { json: body });
+  }
+
+  /** Spec 4.9: the caller's records with their signatures (session, or OAuth `verify`). */
+  mySignatures(): Promise<{ signatures: OwnSignature[] }> {
+    return this.call('GET', `${SIGN_IT}/my-signatures`, { auth: true });
+  }
+
+  /** Spec 4.7 (deprecated): signing by a server-hosted cell (OAuth `sign`). */
+  sign(request: SignRequest): Promise<{ success: true; file_hash: string; agent_pub_key: string; signed_at: number; action_hash: string }> {
+    return this.call('POST', `${SIGN_IT}/sign`, { json: request, auth: true });
+  }
+
+  /** decisions.md 2: publishes a record signed by a vault; over quota rejects with 403 quota_exceeded. */
+  publish(signed: SignedRecord, clientId?: string | null): Promise<{ success: true; action_hash: string }> {
+    return this.call('POST', `${SIGN_IT}/publish`, { json: clientId ? { ...signed, client_id: clientId } : signed });
+  }
+
+  /** decisions.md 2: publishes a revocation signed by the record's signer. */
+  publishRevocation(revocation: RevocationEntry & { signature: string }): Promise<{ success: true; action_hash: string }> {
+    return this.call('POST', `${SIGN_IT}/publish-revocation`, { json: revocation });
+  }
+
+  /** decisions.md 5: a login challenge for an agent key. */
+  vaultChallenge(agentPubKey: string): Promise<{ challenge: string; expires_at: string }> {
+    return this.call('POST', `${AUTH}/vault/challenge`, { json: { agent_pub_key: agentPubKey } });
+  }
+
+  /** decisions.md 5: a session for the signed challenge (a first login creates a device-hosted account). */
+  vaultToken(signed: { challenge: string; agent_pub_key: string; signature: string }): Promise<SessionAnswer> {
+    return this.call('POST', `${AUTH}/vault/token`, { json: signed });
+  }
+
+  /** decisions.md 5: links the device key that signed the challenge to the signed-in account. */
+  linkAgent(signed: { challenge: string; agent_pub_key: string; signature: string }): Promise<{ user: SessionAnswer['user'] }> {
+    return this.call('POST', `${AUTH}/agents`, { json: signed, auth: true });
+  }
+
+  /** decisions.md 5: a session for an e-mail (or username) and password. */
+  login(emailOrUsername: string, password: string): Promise<SessionAnswer> {
+    return this.call('POST', `${AUTH}/login`, { json: { email_or_username: emailOrUsername, password } });
+  }
+
+  private async call<T>(method: string, path: string, options: { json?: unknown; raw?: Uint8Array | Blob; auth?: boolean } = {}): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (options.auth) {
+      if (!this.token) throw new ProvenantError(401, 'invalid_token', `${path} needs a token: pass one as ClientOptions.token`);
+      headers.authorization = `Bearer ${this.token}`;
+    }
+    let body: BodyInit | undefined;
+    if (options.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.json);
+    } else if (options.raw !== undefined) {
+      headers['content-type'] = 'application/octet-stream';
+      body = options.raw as BodyInit;
+    }
+    return requestJson<T>(this.fetchImpl, `${this.baseUrl}${path}`, { method, headers, body });
+  }
+}
+
+/** One JSON call: the parsed answer of a 2xx, else ProvenantError (status 0 `unreachable` when no answer came). */
+export async function requestJson<T>(fetchImpl: typeof fetch, url: string, init: RequestInit): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetchImpl(url, init);
+  } catch (err) {
+    throw new ProvenantError(0, 'unreachable', `cannot reach ${new URL(url).origin}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+  }
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    if (res.ok) throw new ProvenantError(res.status, 'invalid_answer', `${url} answered ${res.status} with a body that is not JSON`);
+  }
+  if (!res.ok) throw errorOfAnswer(res.status, parsed);
+  return parsed as T;
+}
