@@ -368,7 +368,12 @@ async function serve(args: string[]): Promise<number> {
   if (!(timeoutS > 0)) throw new UsageError('--approval-timeout must be a positive number of seconds');
   const key = openKeyFile(ctx.keyFile);
   const state = new VaultState(key.path);
-  if (ctx.values['allow-origin']) await allow([...(ctx.values['allow-origin'] as string[]), '--key', key.path, '--json']).then(() => undefined);
+  const extra = ((ctx.values['allow-origin'] as string[] | undefined) ?? []).map((o) => {
+    const origin = normalizeOrigin(o);
+    if (origin === null) throw new UsageError(`--allow-origin ${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
+    return origin;
+  });
+  if (extra.length > 0) state.saveConfig({ allowed_origins: [...new Set([...state.config().allowed_origins, ...extra])] });
   // An encrypted key opens from the environment or a hidden prompt on a terminal; else the vault starts locked and its first line unlocks it.
   let privateKey: Uint8Array | null = null;
   const passphrase = process.env.PROVENANT_VAULT_PASSPHRASE || (key.encrypted && process.stdin.isTTY ? await readPassphrase(`Passphrase for ${key.path}: `) : null);
