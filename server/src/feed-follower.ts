@@ -32,6 +32,7 @@ export class FeedFollower {
   private retry: NodeJS.Timeout | undefined;
   private waiters: Waiter[] = [];
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeRemote: () => void;
 
   /** Listens at once (a wake before start() is read after it); `apply` is awaited before the cursor moves. */
   constructor(
@@ -42,6 +43,8 @@ export class FeedFollower {
     private readonly name: string,
   ) {
     this.unsubscribe = feed.onAppend(() => this.wake());
+    // another node's commit (or a notification channel back up): read since() as for ours
+    this.unsubscribeRemote = feed.onRemote(() => this.wake());
   }
 
   /**
@@ -123,6 +126,7 @@ export class FeedFollower {
   close(): void {
     this.closed = true;
     this.unsubscribe();
+    this.unsubscribeRemote();
     clearTimeout(this.retry);
     this.settle(() => true, (w) => w.reject(new Error(`the ${this.name} has stopped following the change feed`)));
   }

@@ -35,6 +35,18 @@ class MemoryFeed implements ChangeFeed {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
   }
+  /** Another node's commit: changes appear without a local wake; remote() wakes as a notification would. */
+  readonly remoteListeners = new Set<() => void>();
+  appendElsewhere(n = 1): void {
+    for (let i = 0; i < n; i++) this.changes.push({ seq: this.changes.length + 1, kind: 'profile', user_id: 'u', at: 0 });
+  }
+  remote(): void {
+    for (const l of this.remoteListeners) l();
+  }
+  onRemote(listener: () => void) {
+    this.remoteListeners.add(listener);
+    return () => void this.remoteListeners.delete(listener);
+  }
 }
 
 const silent = createLogger('silent');
@@ -93,6 +105,21 @@ test('a failed read rejects who waits, keeps the cursor, and is tried again', as
   }
   assert.equal(applied, [1]);
   follower.close();
+});
+
+test('another node: its changes are read on a remote wake (a notification, or the channel back up), not before', async () => {
+  const feed = new MemoryFeed();
+  const applied: number[] = [];
+  const follower = new FeedFollower(feed, (changes) => void applied.push(...changes.map((c) => c.seq)), silent, 'test');
+  await follower.start();
+  feed.appendElsewhere(2);
+  assert.not.ok(follower.behind, 'nothing told it yet');
+  feed.remote();
+  assert.ok(follower.behind);
+  await follower.caughtUp();
+  assert.equal(applied, [1, 2]);
+  follower.close();
+  assert.is(feed.remoteListeners.size, 0, 'close() stops listening to remote wakes too');
 });
 
 test.run();

@@ -1,7 +1,7 @@
 // The store's interfaces, value types and errors (decisions.md 2, 5, 6, 8): everything
 // the server and the admin CLI persist, as plain objects (ids are UUID strings, times
-// Unix ms). Routes and services see only these; an engine (SQLite in ./sqlite/, a
-// PostgreSQL one next) implements them, and test/store/contract.ts holds every engine
+// Unix ms). Routes and services see only these; an engine (SQLite in ./sqlite/,
+// PostgreSQL in ./postgres/) implements them, and test/store/contract.ts holds every engine
 // to the same behaviour.
 //
 // The rule for concurrent writes, for every engine: each method is one transaction, all
@@ -37,6 +37,18 @@ export class StoreNotFoundError extends Error {
   ) {
     super(message);
     this.name = 'StoreNotFoundError';
+  }
+}
+
+/**
+ * The engine cannot be reached (PostgreSQL down, a connection lost or timed out): the
+ * request that needed it fails with 503 and may be retried; the node stays up and
+ * recovers when the engine is back.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message = 'the database is unavailable', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
   }
 }
 
@@ -358,10 +370,18 @@ export interface ChangeFeed {
    * since() from your own cursor). Called synchronously once the commit is done and
    * before the writing call resolves, so a consumer that must not answer from before a
    * write its caller has seen (read your writes) marks itself stale here, then catches
-   * up with since(). Writes by other processes wake nobody: poll since() for those.
+   * up with since(). Writes by other processes wake nobody here: see onRemote.
    * Returns unsubscribe.
    */
   onAppend(listener: () => void): () => void;
+  /**
+   * Wakes `listener` when another node may have appended changes: on PostgreSQL a
+   * notification from its commit, and every time the notification connection is
+   * (re)established, since changes may have been committed while it was down. No
+   * payload and no ordering promise: read since() from your own cursor. An engine one
+   * process owns (SQLite) never calls it. Returns unsubscribe.
+   */
+  onRemote(listener: () => void): () => void;
 }
 
 // ---------------------------------------------------------------- the contact relay
@@ -407,10 +427,19 @@ export interface ContactStore {
 }
 
 export interface Store {
+  /** Which engine holds the data (for /healthz). */
+  readonly engine: 'sqlite' | 'postgres';
   accounts: AccountsStore;
   signatures: SignaturesStore;
   contacts: ContactStore;
   feed: ChangeFeed;
+  /**
+   * Records `fingerprint` (of the node's secrets; never the secrets) unless one is
+   * recorded already, and returns the recorded one: nodes sharing a database compare it
+   * with their own at start. SQLite keeps its secrets beside its one file and records
+   * nothing: it returns `fingerprint`.
+   */
+  recordSecretsFingerprint(fingerprint: string): Promise<string>;
   /** Cheap liveness check of the engine (for /healthz). */
   ping(): Promise<void>;
   /** Waits for queued writes, then closes. */

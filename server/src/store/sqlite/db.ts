@@ -157,7 +157,7 @@ const READERS = 4;
 
 /** The server package's directory (its package.json names it), found from this module
  *  whether it runs from src/ (tsx) or dist/: the .sql migrations stay in src/. */
-function serverRoot(): string {
+export function serverRoot(): string {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === '@provenant/server') return dir;

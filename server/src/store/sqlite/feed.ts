@@ -68,6 +68,11 @@ export class SqliteChangeFeed implements ChangeFeed {
     return () => this.listeners.delete(entry);
   }
 
+  /** One process owns the file: no other node appends. */
+  onRemote(): () => void {
+    return () => undefined;
+  }
+
   /**
    * Runs `work` as one write transaction in which it appends changes, and wakes the
    * listeners once that transaction has committed any.

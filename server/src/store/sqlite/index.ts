@@ -10,10 +10,13 @@ import { createSqliteSignaturesStore } from './signatures.js';
 export function sqliteStore(db: Db): Store {
   const feed = new SqliteChangeFeed(db);
   return {
+    engine: 'sqlite',
     accounts: createSqliteAccountsStore(db, feed),
     signatures: createSqliteSignaturesStore(db, feed),
     contacts: createSqliteContactStore(db),
     feed,
+    // the secrets sit beside the database file: nothing to compare
+    recordSecretsFingerprint: async (fingerprint) => fingerprint,
     async ping() {
       await db.get('SELECT 1');
     },

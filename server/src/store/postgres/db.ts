@@ -1,0 +1,241 @@
+// The PostgreSQL connections behind every module of the PostgreSQL engine: one pg Pool.
+//
+// A plain read runs on any pooled connection (its own implicit transaction); every
+// write runs in `transaction()`, BEGIN ... COMMIT on one connection, so each store
+// method is one transaction. Only parameterised statements ($1, $2, ...): values are
+// never spliced into SQL. Errors leave here as the store's typed errors: unique and
+// foreign-key violations by constraint name, a lost or refused connection (PostgreSQL
+// away) as StoreUnavailableError, so that a request answers 503 instead of 500.
+import pg from 'pg';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StoreConflictError, StoreNotFoundError, StoreUnavailableError } from '../types.js';
+import { serverRoot, type MigrationListener } from '../sqlite/db.js';
+
+export type Row = Record<string, unknown>;
+
+/** What a store module may do: statements on one connection (or the pool). */
+export interface Queryable {
+  get<T = Row>(sql: string, params?: unknown[]): Promise<T | undefined>;
+  all<T = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** A statement whose rows are not wanted; the number of rows it touched. */
+  run(sql: string, params?: unknown[]): Promise<number>;
+}
+
+/** Waiting for a connection longer than this fails the request (503), as does a dead server. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** A statement running longer than this is cancelled by the server (lock waits included). */
+const STATEMENT_TIMEOUT_MS = 30_000;
+/** Connections per node: PostgreSQL's default max_connections (100) serves several nodes. */
+const POOL_SIZE = 10;
+
+/**
+ * Locks of this engine, as pg_advisory_lock's (class, key) pairs: one class per purpose,
+ * so that keys of different purposes never meet.
+ */
+export const LOCKS = {
+  /** Session lock held while migrations run: nodes starting together apply them once. */
+  migrations: [1, 0],
+  /** Transaction lock held to commit by every write that appends to the change feed (feed.ts). */
+  feed: [2, 0],
+  /** Transaction locks of one user's and one organisation's quota: key = hashtext(id). */
+  userQuota: 3,
+  orgQuota: 4,
+} as const;
+
+/** Whose `what` each UNIQUE constraint (or unique index) names (the migrations name them). */
+const UNIQUE_WHAT: Record<string, string> = {
+  users_email: 'email',
+  users_username: 'username',
+  agents_agent_key: 'agent_key',
+  cells_agent_key: 'agent_key',
+  cells_user: 'cell',
+  signatures_action_hash: 'action_hash',
+  orgs_id: 'org',
+  orgs_one_personal: 'personal_org',
+  apps_id: 'app',
+  challenges_hash: 'challenge',
+};
+
+/** Node's socket errors and pg's own messages for a connection that is gone or never came. */
+const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection timeout|Connection ended unexpectedly/i;
+
+/** True when `err` says PostgreSQL cannot be reached (rather than refusing a statement). */
+export function isConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (CONNECTION_ERRNOS.has(code)) return true;
+    // SQLSTATE class 08 (connection exception); 57P01-03 (shutdown, crash, not yet accepting)
+    if (/^08/.test(code) || code === '57P01' || code === '57P02' || code === '57P03') return true;
+  }
+  return CONNECTION_MESSAGES.test(err.message);
+}
+
+/**
+ * PostgreSQL's errors as the store's typed errors, so that no caller reads PostgreSQL's
+ * messages: 23505 (unique) by constraint name, 23503 (foreign key) as `missing` ('row'
+ * when the caller did not say), a lost connection as StoreUnavailableError. Anything
+ * else is returned unchanged.
+ */
+export function storeError(err: unknown, missing = 'row'): unknown {
+  if (err instanceof StoreConflictError || err instanceof StoreNotFoundError || err instanceof StoreUnavailableError) return err;
+  if (!(err instanceof Error)) return err;
+  const { code, constraint } = err as { code?: string; constraint?: string };
+  if (code === '23505') return new StoreConflictError(UNIQUE_WHAT[constraint ?? ''] ?? constraint ?? 'row');
+  if (code === '23503') return new StoreNotFoundError(missing);
+  if (isConnectionError(err)) return new StoreUnavailableError(`the database is unavailable: ${err.message}`, { cause: err });
+  return err;
+}
+
+/** `NNN_name.sql` files in src/store/postgres/migrations, applied once each, in order. */
+export function listMigrations(): { version: number; name: string; sql: string }[] {
+  const dir = join(serverRoot(), 'src', 'store', 'postgres', 'migrations');
+  return readdirSync(dir)
+    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number(f.slice(0, 3)), name: f.slice(4, -4), sql: readFileSync(join(dir, f), 'utf8') }));
+}
+
+/** int8 (counts, ids, times) as JS numbers: every value the store keeps is below 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 ? (text: string) => Number(text) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+function queryable(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async get<T>(sql: string, params: unknown[] = []) {
+      return (await client.query(sql, params)).rows[0] as T | undefined;
+    },
+    async all<T>(sql: string, params: unknown[] = []) {
+      return (await client.query(sql, params)).rows as T[];
+    },
+    async run(sql: string, params: unknown[] = []) {
+      return (await client.query(sql, params)).rowCount ?? 0;
+    },
+  };
+}
+
+export class PgDb implements Queryable {
+  private readonly direct: Queryable;
+
+  private constructor(
+    readonly pool: pg.Pool,
+    /** The connection settings, for the feed's LISTEN connection. */
+    readonly config: pg.ClientConfig,
+    private readonly onIdleError: (err: Error) => void,
+  ) {
+    this.direct = queryable(pool);
+  }
+
+  /**
+   * A pool on `url`, then pending migrations applied under the migrations lock (a second
+   * node starting waits, then finds them applied), telling `onMigration` when each one
+   * starts and once it is committed. `onIdleError`: an idle pooled connection failed
+   * (PostgreSQL restarted): logged, never thrown (the pool replaces it).
+   */
+  static async open(url: string, onMigration?: MigrationListener, onIdleError: (err: Error) => void = () => undefined): Promise<PgDb> {
+    const config: pg.ClientConfig = {
+      connectionString: url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      // a transaction left open by a wedged caller must not hold the feed lock forever
+      idle_in_transaction_session_timeout: STATEMENT_TIMEOUT_MS,
+      application_name: 'provenant',
+      types,
+    };
+    const pool = new pg.Pool({ ...config, max: POOL_SIZE });
+    // without a listener an idle client's error would crash the process
+    pool.on('error', onIdleError);
+    const db = new PgDb(pool, config, onIdleError);
+    try {
+      await db.migrate(onMigration);
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw storeError(err);
+    }
+    return db;
+  }
+
+  private async migrate(onMigration?: MigrationListener): Promise<void> {
+    const client = await this.pool.connect();
+    const [lockClass, lockKey] = LOCKS.migrations;
+    try {
+      await client.query('SELECT pg_advisory_lock($1, $2)', [lockClass, lockKey]);
+      try {
+        await client.query(
+          'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)',
+        );
+        const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+        for (const m of listMigrations()) {
+          if (done.has(m.version)) continue;
+          const started = Date.now();
+          onMigration?.({ version: m.version, name: m.name });
+          await client.query('BEGIN');
+          try {
+            await client.query(m.sql); // a multi-statement text: the simple protocol, no parameters
+            await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+            await client.query('COMMIT');
+          } catch (err) {
+            await client.query('ROLLBACK').catch(() => undefined);
+            throw err;
+          }
+          onMigration?.({ version: m.version, name: m.name, ms: Date.now() - started });
+        }
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1, $2)', [lockClass, lockKey]).catch(() => undefined);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  get<T = Row>(sql: string, params?: unknown[]): Promise<T | undefined> {
+    return this.direct.get<T>(sql, params).catch((err) => Promise.reject(storeError(err)));
+  }
+
+  all<T = Row>(sql: string, params?: unknown[]): Promise<T[]> {
+    return this.direct.all<T>(sql, params).catch((err) => Promise.reject(storeError(err)));
+  }
+
+  /** A single write statement, as its own transaction. */
+  run(sql: string, params?: unknown[]): Promise<number> {
+    return this.direct.run(sql, params).catch((err) => Promise.reject(storeError(err)));
+  }
+
+  /**
+   * Runs `work` inside BEGIN ... COMMIT on one pooled connection; rolls back and rethrows
+   * if `work` throws (as the store's typed error: see storeError). Isolation is READ
+   * COMMITTED: a read-then-write that must not race takes a lock first (LOCKS) or
+   * decides in one statement (UPDATE ... WHERE).
+   */
+  async transaction<T>(work: (tx: Queryable) => Promise<T>, missing?: string): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw storeError(err, missing);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const value = await work(queryable(client));
+      await client.query('COMMIT');
+      return value;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      // a connection that failed goes, instead of back into the pool
+      if (isConnectionError(err)) broken = err as Error;
+      throw storeError(err, missing);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Ends the pool (waits for connections in use to be released). */
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
