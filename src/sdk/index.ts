@@ -14,3 +14,5 @@ export {
   requestVaultSignature, VaultError, VAULT_FAILURES, VAULT_DEFAULT_PORT, VAULT_DEFAULT_URL, VAULT_APPROVAL_TIMEOUT_MS, VAULT_SIGN_PATH,
 } from './vault.js';
 export type { VaultFailureCode, VaultSignRequest, VaultSignature, VaultRequestOptions } from './vault.js';
+// Webhook receivers check X-Service-Signature with the library's function (issue 18's), re-exported here.
+export { verifyWebhookSignature } from '../lib/webhook.js';
