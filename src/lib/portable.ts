@@ -18,6 +18,7 @@ export { sha256, sha256Hex, createSha256 } from './sha256.js';
 export type { Sha256Hasher } from './sha256.js';
 export { hmacSha256, hmacSha256Hex, createHmacSha256 } from './hmac.js';
 export type { HmacSha256 } from './hmac.js';
+export { verifyWebhookSignature } from './webhook.js';
 export { chromaprint, ChromaprintStream, audioBands, audioFingerprintFromSamples, audioFingerprintFromWords, wordsToBytes, bytesToWords, CHROMAPRINT_SAMPLE_RATE } from './chromaprint.js';
 export { mixToMono, resampleTo11025 } from './resample.js';
 export {
