@@ -14,9 +14,11 @@ import {
   type Charge,
   type NewContactRequest,
   type NewSignature,
+  type NewWebhook,
   type QuotaUsage,
   type Store,
   type User,
+  type Webhook,
 } from '../../server/src/store/index.js';
 
 export type OpenStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
@@ -101,6 +103,7 @@ export function storeContract(name: string, open: OpenStore): void {
   signaturesContract(name, open);
   feedContract(name, open);
   contactsContract(name, open);
+  webhooksContract(name, open);
 }
 
 // ---------------------------------------------------------------- accounts
@@ -612,6 +615,150 @@ function contactsContract(name: string, open: OpenStore): void {
     await store.contacts.complete(c.id);
     assert.is(await store.contacts.pending(), 0);
     assert.equal(await store.contacts.claimDue(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 10), []);
+  });
+
+  test.run();
+}
+
+// ---------------------------------------------------------------- webhooks and their deliveries
+
+function webhooksContract(name: string, open: OpenStore): void {
+  const test = storeSuite(`${name} store: webhooks`, open);
+
+  /** A user, an app of theirs on their personal org, and a webhook row to store. */
+  async function appOf(store: Store) {
+    const u = await newUser(store);
+    const org = (await store.accounts.personalOrg(u.id))!;
+    const app = await store.accounts.createApp({ id: randomUUID(), orgId: org.id, ownerId: u.id, name: 'A', redirectUris: [], scopes: ['openid'] });
+    const webhook = (over: Partial<NewWebhook> = {}): NewWebhook => ({
+      id: randomUUID(), appId: app.id, orgId: org.id, url: 'https://hooks.example.com/in', events: ['sign.created'], filters: {}, sealedSecret: 'sealed', createdAt: 1_000, ...over,
+    });
+    return { u, org, app, webhook };
+  }
+
+  /** Writes one outbox row for `appId` (through a sign, the way events are written). */
+  async function emit(store: Store, userId: string, appId: string, type: string, payload: Record<string, unknown>): Promise<void> {
+    await store.signatures.insertSignatures([rowOf(userId, recordOf(agentKey()))], personalCharge(userId), [{ appId, type, payload }]);
+  }
+
+  const created = (w: Webhook | 'limit_reached'): Webhook => {
+    assert.type(w, 'object', 'created');
+    return w as Webhook;
+  };
+
+  test('create, get, list, update, delete; fields round-trip; an unknown app is typed', async ({ store }) => {
+    const { app, webhook } = await appOf(store);
+    const first = created(await store.webhooks.create(webhook({ filters: { file_hash: 'a'.repeat(64) } }), 10));
+    assert.equal(first, { ...webhook(), id: first.id, filters: { file_hash: 'a'.repeat(64) }, active: true, failureCount: 0, lastTriggeredAt: null, lastFailureAt: null });
+    assert.equal(await store.webhooks.get(first.id), first);
+    const second = created(await store.webhooks.create(webhook({ createdAt: 2_000, events: ['sign.revoked', 'oauth.authorized'] }), null));
+    assert.equal((await store.webhooks.listForApp(app.id)).map((w) => w.id), [first.id, second.id]);
+    const updated = await store.webhooks.update(first.id, { url: 'https://other.example.com/', events: ['sign.revoked'], filters: {} });
+    assert.equal(updated, { ...first, url: 'https://other.example.com/', events: ['sign.revoked'], filters: {} });
+    assert.is(await store.webhooks.update(randomUUID(), { active: true }), null);
+    assert.is(await store.webhooks.delete(first.id), true);
+    assert.is(await store.webhooks.delete(first.id), false);
+    assert.is(await store.webhooks.get(first.id), null);
+    assert.is(await storeErrorOf(StoreNotFoundError, store.webhooks.create(webhook({ appId: randomUUID() }), null)), 'app');
+  });
+
+  test('the limit counts the organization across its apps; concurrent creates never pass it', async ({ store }) => {
+    const { u, org, webhook } = await appOf(store);
+    const other = await store.accounts.createApp({ id: randomUUID(), orgId: org.id, ownerId: u.id, name: 'B', redirectUris: [], scopes: [] });
+    created(await store.webhooks.create(webhook(), 2));
+    created(await store.webhooks.create(webhook({ appId: other.id }), 2));
+    assert.is(await store.webhooks.create(webhook(), 2), 'limit_reached');
+    created(await store.webhooks.create(webhook(), null));
+    const results = await Promise.all(Array.from({ length: 12 }, () => store.webhooks.create(webhook(), 8)));
+    assert.is(results.filter((r) => r !== 'limit_reached').length, 5, '3 stored, 5 more up to 8');
+  });
+
+  test('routing: each outbox row once, to the webhooks chosen among the app\'s active ones', async ({ store }) => {
+    const { u, app, webhook } = await appOf(store);
+    const a = created(await store.webhooks.create(webhook(), null));
+    const b = created(await store.webhooks.create(webhook({ createdAt: 2_000 }), null));
+    const off = created(await store.webhooks.create(webhook({ createdAt: 3_000 }), null));
+    await store.webhooks.update(off.id, { active: false });
+    const stranger = await appOf(store);
+    created(await store.webhooks.create(stranger.webhook(), null));
+    await emit(store, u.id, app.id, 'sign.created', { file_hash: 'x' });
+    await emit(store, u.id, app.id, 'sign.revoked', { action_hash: 'y' });
+    const offered: [string, string[]][] = [];
+    const routed = await store.webhooks.routeEvents(100, 5_000, (event, webhooks) => {
+      offered.push([event.type, webhooks.map((w) => w.id)]);
+      return event.type === 'sign.created' ? webhooks : webhooks.filter((w) => w.id === b.id);
+    });
+    assert.is(routed, 2);
+    assert.equal(offered, [['sign.created', [a.id, b.id]], ['sign.revoked', [a.id, b.id]]], 'oldest first; only this app\'s active webhooks');
+    assert.is(await store.webhooks.routeEvents(100, 6_000, () => assert.unreachable('routed twice') as never), 0);
+    assert.equal(await store.webhooks.backlog(), { events: 0, deliveries: 3 });
+    const claimed = await store.webhooks.claimDeliveries(5_000, 20_000, 10);
+    assert.equal(claimed.map((d) => [d.webhookId, d.event.type, d.event.payload, d.attempts, d.url, d.sealedSecret]).sort(), [
+      [a.id, 'sign.created', { file_hash: 'x' }, 1, 'https://hooks.example.com/in', 'sealed'],
+      [b.id, 'sign.created', { file_hash: 'x' }, 1, 'https://hooks.example.com/in', 'sealed'],
+    ].sort(), "one at a time per webhook: b's second waits");
+    for (const d of claimed) assert.is(await store.webhooks.finishDelivery(d.id, { ok: true, at: 7_000 }, 10), 'delivered');
+    const [next] = await store.webhooks.claimDeliveries(7_000, 20_000, 10);
+    assert.equal([next.webhookId, next.event.type], [b.id, 'sign.revoked']);
+    assert.ok(!claimed.some((d) => d.id === next.id), 'a delivery id per event and webhook');
+    assert.is((await store.webhooks.get(a.id))!.lastTriggeredAt, 7_000);
+    assert.is(await store.webhooks.finishDelivery(next.id, { ok: true, at: 8_000 }, 10), 'delivered');
+  });
+
+  test('a lease: not claimed again before it ends; then the same delivery, attempts counted; a finished one is gone', async ({ store }) => {
+    const { u, app, webhook } = await appOf(store);
+    created(await store.webhooks.create(webhook(), null));
+    await emit(store, u.id, app.id, 'sign.created', {});
+    await store.webhooks.routeEvents(10, 1_000, (_e, ws) => ws);
+    const [first] = await store.webhooks.claimDeliveries(1_000, 16_000, 10);
+    assert.equal(await store.webhooks.claimDeliveries(15_999, 30_000, 10), []);
+    const [again] = await store.webhooks.claimDeliveries(16_000, 31_000, 10);
+    assert.equal([again.id, again.attempts], [first.id, 2]);
+    assert.is(await store.webhooks.finishDelivery(first.id, { ok: true, at: 17_000 }, 10), 'delivered');
+    assert.is(await store.webhooks.finishDelivery(first.id, { ok: false, at: 17_001 }, 10), 'gone');
+    assert.equal(await store.webhooks.claimDeliveries(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 10), []);
+  });
+
+  test('failures count; the 10th in a row disables and drops what is pending; a 2xx resets; PUT active: true re-enables', async ({ store }) => {
+    const { u, app, webhook } = await appOf(store);
+    const w = created(await store.webhooks.create(webhook(), null));
+    for (let i = 0; i < 14; i++) await emit(store, u.id, app.id, 'sign.created', { n: i });
+    await store.webhooks.routeEvents(100, 1_000, (_e, ws) => ws);
+    const outcomes: string[] = [];
+    const sent: unknown[] = [];
+    for (let i = 0; i < 14; i++) {
+      const [d] = await store.webhooks.claimDeliveries(2_000 + i, 100_000, 10);
+      if (!d) break;
+      sent.push(d.event.payload.n);
+      // the third succeeds: the count starts again from there
+      outcomes.push(await store.webhooks.finishDelivery(d.id, { ok: i === 2, at: 2_000 + i }, 10));
+    }
+    assert.equal(sent, Array.from({ length: 13 }, (_, i) => i), 'in order, one at a time; nothing after the disable');
+    assert.equal(outcomes, ['failed', 'failed', 'delivered', ...Array(9).fill('failed'), 'disabled']);
+    const off = (await store.webhooks.get(w.id))!;
+    assert.equal([off.active, off.failureCount, off.lastTriggeredAt, off.lastFailureAt], [false, 10, 2_002, 2_012]);
+    assert.equal(await store.webhooks.backlog(), { events: 0, deliveries: 0 }, 'the 14th was dropped');
+    const on = (await store.webhooks.update(w.id, { active: true }))!;
+    assert.equal([on.active, on.failureCount], [true, 0]);
+    await emit(store, u.id, app.id, 'sign.created', { n: 'after' });
+    await store.webhooks.routeEvents(100, 3_000, (_e, ws) => ws);
+    const [d] = await store.webhooks.claimDeliveries(3_000, 100_000, 10);
+    assert.equal(d.event.payload, { n: 'after' });
+    await store.webhooks.update(w.id, { active: false });
+    assert.is(await store.webhooks.finishDelivery(d.id, { ok: true, at: 3_001 }, 10), 'gone', 'disabling by PUT drops the pending one');
+    assert.is(await store.webhooks.delete(w.id), true);
+  });
+
+  test('concurrent claims never hand out the same delivery twice', async ({ store }) => {
+    const { u, app, webhook } = await appOf(store);
+    for (let i = 0; i < 20; i++) created(await store.webhooks.create(webhook({ createdAt: i }), null));
+    await emit(store, u.id, app.id, 'sign.created', {});
+    await Promise.all([1, 2, 3].map(() => store.webhooks.routeEvents(10, 1_000, (_e, ws) => ws)));
+    assert.equal(await store.webhooks.backlog(), { events: 0, deliveries: 20 });
+    const claims = await Promise.all(Array.from({ length: 8 }, () => store.webhooks.claimDeliveries(1_000, 60_000, 4)));
+    const ids = claims.flat().map((d) => d.id);
+    assert.is(ids.length, 20);
+    assert.is(new Set(ids).size, 20);
   });
 
   test.run();

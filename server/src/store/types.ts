@@ -426,12 +426,110 @@ export interface ContactStore {
   pending(): Promise<number>;
 }
 
+// ---------------------------------------------------------------- webhooks
+
+/** Spec 2.7 filters: only `file_hash` (lowercase hex), applied to `sign.created`. */
+export interface WebhookFilters {
+  file_hash?: string;
+}
+
+/** A webhook as stored (spec 2.7, 3.2). */
+export interface Webhook {
+  id: string;
+  appId: string;
+  /** The organization its count is charged to (the app's, or its owner's personal one). */
+  orgId: string;
+  url: string;
+  events: string[];
+  filters: WebhookFilters;
+  /** The signing secret as the domain sealed it (the store does not read it). */
+  sealedSecret: string;
+  active: boolean;
+  /** Consecutive failed deliveries (spec 3.2). */
+  failureCount: number;
+  lastTriggeredAt: number | null;
+  /** Kept, never returned (spec 2.7). */
+  lastFailureAt: number | null;
+  createdAt: number;
+}
+
+export type NewWebhook = Omit<Webhook, 'active' | 'failureCount' | 'lastTriggeredAt' | 'lastFailureAt'>;
+
+/** A PUT (spec 4.15): `active: true` also resets the failure count; `active: false` drops its pending deliveries. */
+export interface WebhookPatch {
+  url?: string;
+  events?: string[];
+  filters?: WebhookFilters;
+  active?: boolean;
+}
+
+/** An outbox row as the dispatcher routes it. */
+export interface QueuedEvent {
+  id: number;
+  appId: string;
+  type: string;
+  payload: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** One event for one webhook, claimed for sending. */
+export interface WebhookDelivery {
+  /** A UUID, the X-Service-Delivery header: the same on every attempt of this event to this webhook. */
+  id: string;
+  webhookId: string;
+  url: string;
+  sealedSecret: string;
+  event: QueuedEvent;
+  /** Claims so far, this one included (above 1: a dispatcher died while sending it). */
+  attempts: number;
+}
+
+export interface WebhooksStore {
+  /**
+   * In one transaction: counts the webhooks of `webhook.orgId` (across its apps) and
+   * stores the webhook unless that count has reached `limit` (null: unlimited), so
+   * concurrent creates never pass the limit.
+   */
+  create(webhook: NewWebhook, limit: number | null): Promise<Webhook | 'limit_reached'>;
+  get(id: string): Promise<Webhook | null>;
+  /** Oldest first. */
+  listForApp(appId: string): Promise<Webhook[]>;
+  /** Null when no such webhook. */
+  update(id: string, patch: WebhookPatch): Promise<Webhook | null>;
+  /** Removes the webhook and its pending deliveries; false when no such webhook. */
+  delete(id: string): Promise<boolean>;
+  /**
+   * In one transaction: takes up to `limit` undelivered outbox rows, oldest first (rows
+   * another dispatcher is routing are skipped, never waited for), asks `route` which of
+   * the app's active webhooks each goes to, queues one delivery per chosen webhook and
+   * marks the row dispatched at `now`. Returns the number of rows routed.
+   */
+  routeEvents(limit: number, now: number, route: (event: QueuedEvent, webhooks: readonly Webhook[]) => readonly Webhook[]): Promise<number>;
+  /**
+   * Up to `limit` deliveries due at `now`, each leased until `leaseUntil`: per webhook
+   * only its oldest unfinished delivery, and only while its webhook is active, so a
+   * webhook gets one request at a time, in event order. A lease that runs out (a
+   * dispatcher died) makes the delivery due again, with the same id.
+   */
+  claimDeliveries(now: number, leaseUntil: number, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * Records the outcome (spec 3.2): 2xx resets the failure count and sets
+   * last_triggered_at; a failure counts, and the `maxFailures`th consecutive one makes
+   * the webhook inactive and drops its pending deliveries. 'gone' when the delivery or
+   * its webhook was deleted meanwhile.
+   */
+  finishDelivery(id: string, outcome: { ok: boolean; at: number }, maxFailures: number): Promise<'delivered' | 'failed' | 'disabled' | 'gone'>;
+  /** Outbox rows not yet routed and deliveries not yet finished (for /healthz). */
+  backlog(): Promise<{ events: number; deliveries: number }>;
+}
+
 export interface Store {
   /** Which engine holds the data (for /healthz). */
   readonly engine: 'sqlite' | 'postgres';
   accounts: AccountsStore;
   signatures: SignaturesStore;
   contacts: ContactStore;
+  webhooks: WebhooksStore;
   feed: ChangeFeed;
   /**
    * Records `fingerprint` (of the node's secrets; never the secrets) unless one is

@@ -23,6 +23,7 @@ import { createPgContactStore } from './contacts.js';
 import { PgDb } from './db.js';
 import { PgChangeFeed } from './feed.js';
 import { createPgSignaturesStore } from './signatures.js';
+import { createPgWebhooksStore } from './webhooks.js';
 
 /** The PostgreSQL store as Store, plus what /healthz shows of it. */
 export interface PgStore extends Store {
@@ -37,6 +38,7 @@ function pgStore(db: PgDb, feed: PgChangeFeed): PgStore {
     accounts: createPgAccountsStore(db, feed),
     signatures: createPgSignaturesStore(db, feed),
     contacts: createPgContactStore(db),
+    webhooks: createPgWebhooksStore(db),
     feed,
     get listening() {
       return feed.listening;

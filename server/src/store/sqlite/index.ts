@@ -5,6 +5,7 @@ import { createSqliteContactStore } from './contacts.js';
 import { Db, type MigrationListener } from './db.js';
 import { SqliteChangeFeed } from './feed.js';
 import { createSqliteSignaturesStore } from './signatures.js';
+import { createSqliteWebhooksStore } from './webhooks.js';
 
 /** The store over an open database (engine-specific tests use the Db beside it). */
 export function sqliteStore(db: Db): Store {
@@ -14,6 +15,7 @@ export function sqliteStore(db: Db): Store {
     accounts: createSqliteAccountsStore(db, feed),
     signatures: createSqliteSignaturesStore(db, feed),
     contacts: createSqliteContactStore(db),
+    webhooks: createSqliteWebhooksStore(db),
     feed,
     // the secrets sit beside the database file: nothing to compare
     recordSecretsFingerprint: async (fingerprint) => fingerprint,
