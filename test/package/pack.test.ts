@@ -63,7 +63,7 @@ test('the tarball ships the kernels, the compiled library and its types, and not
   for (const name of KERNEL_NAMES) {
     for (const flavor of ['simd', 'scalar']) assert.ok(files.includes(`build/${name}.${flavor}.wasm`), `build/${name}.${flavor}.wasm is in it`);
   }
-  for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/browser.js', 'dist/src/cli/main.js', 'dist/src/media/sandbox-child.js', 'dist/workers/fingerprint.js', 'dist/workers/match-index.js']) {
+  for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/browser.js', 'dist/src/cli/main.js', 'dist/src/cli/vault.js', 'dist/src/sdk/index.js', 'dist/src/vault/serve.js', 'dist/src/media/sandbox-child.js', 'dist/workers/fingerprint.js', 'dist/workers/match-index.js']) {
     assert.ok(files.includes(f), `${f} is in it`);
   }
   const stray = files.filter((f) => !/^(package\.json|README\.md|build\/[\w.]+\.wasm|dist\/(src|workers)\/[\w/.-]+\.(js|d\.ts))$/.test(f));
