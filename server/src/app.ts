@@ -12,6 +12,7 @@ import { DEVELOPER_PREFIX, developerRoutes } from './developer/routes.js';
 import { signItRoutes } from './signit/routes.js';
 import { matchingRoutes } from './matching/routes.js';
 import { publicRoutes } from './public/routes.js';
+import { WEBHOOKS_PREFIX, webhookRoutes } from './webhooks/routes.js';
 
 /** [prefix, router factory] of every feature, in mount order (GET /openapi.json's test walks them). */
 export const FEATURES: [string, (deps: ServerDeps) => Router][] = [
@@ -21,6 +22,7 @@ export const FEATURES: [string, (deps: ServerDeps) => Router][] = [
   ['/api/v1/sign-it', signItRoutes],
   ['/api/v1/sign-it', matchingRoutes],
   ['', publicRoutes],
+  [WEBHOOKS_PREFIX, webhookRoutes],
 ];
 
 export function createApp(deps: ServerDeps): Koa<AppState> {

@@ -13,6 +13,7 @@ import type { RateLimitStores } from './ratelimit.js';
 import type { VerifyCache } from './signit/cache.js';
 import type { TokenVerifier } from './auth/middleware.js';
 import type { ContactRelay } from './contact/mailer.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface ServerDeps {
   config: Config;
@@ -34,6 +35,8 @@ export interface ServerDeps {
   tokenVerifiers: readonly TokenVerifier[];
   /** Drains the contact relay's queue in the background (spec 4.13). */
   contactRelay: ContactRelay;
+  /** Routes the event outbox to webhooks and delivers (spec 6); its resolver also checks registrations. */
+  webhooks: WebhookDispatcher;
   /** Every part above, in the order built: /healthz reports them, shutdown closes them in reverse. */
   parts: Parts;
 }

@@ -17,12 +17,15 @@ import { loadSecret } from './secrets.js';
 import { VerifyCache } from './signit/cache.js';
 import { CONTENT_RIGHTS_MAX_AGE_SECONDS } from './public/routes.js';
 import { openSqliteStore } from './store/index.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { Store } from './store/types.js';
 
 export interface ComposeOptions {
   log?: Logger;
   /** Token verifiers tried after the session tokens' (OAuth access tokens arrive with their issue; tests stand one in). */
   tokenVerifiers?: readonly TokenVerifier[];
+  /** Extra CA certificates (PEM) webhook deliveries trust beside Node's roots (in-process tests; a server process takes NODE_EXTRA_CA_CERTS). */
+  webhookCa?: string;
 }
 
 /** Opens the store under the data directory (migrations logged) and makes the secrets now, not on the first request that needs them. */
@@ -140,7 +143,17 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     });
     contactRelay.start();
 
-    return { config, log, metrics, store, pool, matching, verifyCache, contentRightsCache, rateLimits, uploads, tokenVerifiers, contactRelay, parts };
+    // webhook deliveries (spec 6): the outbox routed and sent in the background
+    if (config.webhookAllowPrivate) log.warn('PROVENANT_WEBHOOK_ALLOW_PRIVATE=1: webhooks may be registered for and delivered to loopback and private addresses; for tests only, never in production');
+    const webhooks = new WebhookDispatcher({ store, config, log, extraCa: options.webhookCa });
+    parts.add({
+      name: 'webhooks',
+      health: async () => ({ status: 'ok', in_flight: webhooks.inFlightCount, ...(await store.webhooks.backlog()), ...webhooks.counts }),
+      close: () => webhooks.close(),
+    });
+    webhooks.start();
+
+    return { config, log, metrics, store, pool, matching, verifyCache, contentRightsCache, rateLimits, uploads, tokenVerifiers, contactRelay, webhooks, parts };
   } catch (err) {
     // what was started keeps the process alive (the pool, the index thread) or the database open
     await parts.close().catch((closeErr: Error) => log.error('closing after a failed start', { error: closeErr.message }));

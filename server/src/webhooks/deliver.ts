@@ -1,0 +1,107 @@
+// One webhook request, safe against server-side request forgery (spec 6; decisions.md
+// 8): the host is resolved here and every address must be public unicast; the
+// connection goes to the address that was checked (a `lookup` that returns it, so no
+// second resolution can rebind the name), TLS still verifies the certificate for the
+// hostname (SNI and the check use the name); no redirect is followed; one deadline
+// covers DNS, connect, TLS and the response; only a small part of the body is read.
+import { request } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { checkedAddresses, hostOf, parseWebhookUrl, WebhookUrlError, type HostResolver } from './url-rules.js';
+
+/** Spec 6 rule 3, spec 8: the receiver must answer 2xx within this. */
+export const WEBHOOK_DEADLINE_MS = 10_000;
+/** Bytes of a receiver's answer read before the connection is dropped (the status is what counts). */
+export const RESPONSE_BODY_LIMIT = 4096;
+
+export interface DeliveryRequest {
+  url: string;
+  /** The exact bytes the signature covers. */
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+export interface DeliverOptions {
+  resolveHost: HostResolver;
+  /** PROVENANT_WEBHOOK_ALLOW_PRIVATE (tests only). */
+  allowPrivate: boolean;
+  /** Extra CA certificates (PEM) trusted beside Node's own roots (tests' receivers); NODE_EXTRA_CA_CERTS works too. */
+  extraCa?: string;
+  /** Aborts the request (a dispatcher closing). */
+  signal?: AbortSignal;
+  deadlineMs?: number;
+}
+
+/** Why a delivery failed: all of them count as failures (spec 3.2). */
+export type FailureReason = 'refused_address' | 'timeout' | 'status' | 'redirect' | 'network' | 'aborted';
+
+export type DeliveryOutcome = { ok: true; status: number } | { ok: false; reason: FailureReason; status?: number; error: string };
+
+class DeadlineError extends Error {}
+
+/** Sends `req` once. Never throws: every way it can go wrong is a failure outcome. */
+export async function deliverWebhook(req: DeliveryRequest, opts: DeliverOptions): Promise<DeliveryOutcome> {
+  const deadlineMs = opts.deadlineMs ?? WEBHOOK_DEADLINE_MS;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DeadlineError(`no answer within ${deadlineMs} ms`)), deadlineMs);
+  const onAbort = () => controller.abort(opts.signal?.reason);
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const url = parseWebhookUrl(req.url);
+    const [address] = await checkedAddresses(url, { resolveHost: opts.resolveHost, allowPrivate: opts.allowPrivate, signal: controller.signal });
+    const status = await post(url, address, req, opts.extraCa, controller.signal);
+    if (status >= 200 && status < 300) return { ok: true, status };
+    if (status >= 300 && status < 400) return { ok: false, reason: 'redirect', status, error: `answered ${status}; redirects are not followed` };
+    return { ok: false, reason: 'status', status, error: `answered ${status}` };
+  } catch (err) {
+    const cause = controller.signal.aborted ? controller.signal.reason : err;
+    const error = cause instanceof Error ? cause.message : String(cause);
+    if (cause instanceof DeadlineError) return { ok: false, reason: 'timeout', error };
+    if (err instanceof WebhookUrlError) return { ok: false, reason: 'refused_address', error };
+    if (controller.signal.aborted) return { ok: false, reason: 'aborted', error };
+    return { ok: false, reason: 'network', error };
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** POSTs to `address` (already checked) for `url`'s host; resolves with the status once the capped body is read. */
+function post(url: URL, address: string, req: DeliveryRequest, extraCa: string | undefined, signal: AbortSignal): Promise<number> {
+  const family = address.includes(':') ? 6 : 4;
+  // the one answer to every lookup of this connection: the checked address
+  const lookup = ((_host, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    else (callback as (e: null, a: string, f: number) => void)(null, address, family);
+  }) as LookupFunction;
+  return new Promise<number>((resolve, reject) => {
+    const outgoing = request(
+      {
+        method: 'POST',
+        host: hostOf(url),
+        port: url.port === '' ? 443 : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        headers: { ...req.headers, host: url.host, 'content-length': String(req.body.length) },
+        lookup,
+        // a fresh connection per delivery: a pooled socket would skip the address check
+        agent: false,
+        ...(extraCa !== undefined ? { ca: [...rootCertificates, extraCa] } : {}),
+        signal,
+      },
+      (res) => {
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= RESPONSE_BODY_LIMIT) {
+            res.destroy();
+            resolve(res.statusCode ?? 0);
+          }
+        });
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(req.body);
+  });
+}
