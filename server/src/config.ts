@@ -10,8 +10,12 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export interface Config {
   port: number;
   host: string;
-  /** Absolute path: the SQLite database, generated secrets (secrets/), mail outbox (outbox/). */
+  /** Absolute path: the SQLite database (unless databaseUrl), mail outbox (outbox/); the secrets' default home. */
   dataDir: string;
+  /** `postgres://` URL of the PostgreSQL the nodes share (PROVENANT_DATABASE_URL); null: SQLite in dataDir. */
+  databaseUrl: string | null;
+  /** Absolute path of jwt.key and cell.key (PROVENANT_SECRETS_DIR; default dataDir/secrets): every node of a cluster needs the same. */
+  secretsDir: string;
   /** Public base URL without a trailing slash; the OAuth issuer. */
   baseUrl: string;
   /** False when PROVENANT_BASE_URL was not set (serve.ts then fills in the bound port). */
@@ -125,6 +129,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (!HOST.test(host)) throw new ConfigError('HOST', `not a host name or address: "${host}"`);
 
   const dataDir = resolve(read(env, 'PROVENANT_DATA_DIR') ?? './data');
+  const database = url(env, 'PROVENANT_DATABASE_URL', ['postgres:', 'postgresql:']);
+  const secretsDir = resolve(read(env, 'PROVENANT_SECRETS_DIR') ?? join(dataDir, 'secrets'));
 
   const base = url(env, 'PROVENANT_BASE_URL', ['http:', 'https:']);
   if (base && (base.search || base.hash || base.username || base.password)) {
@@ -176,6 +182,8 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     dataDir,
+    databaseUrl: database ? database.href : null,
+    secretsDir,
     baseUrl,
     baseUrlFromEnv: base !== undefined,
     rateLimit,

@@ -40,6 +40,7 @@ export const ERRORS = {
   unsupported_media_type: [415, 'Send a JSON body (Content-Type: application/json).'],
   rate_limited: [429, 'Too many requests; try again later.'],
   busy: [503, 'The fingerprinting queue is full; try again shortly.'],
+  service_unavailable: [503, 'The database is unavailable; try again shortly.'],
   fingerprint_timeout: [504, 'Fingerprinting did not finish within 60 seconds.'],
   internal_error: [500, 'Something went wrong on our side.'],
 } as const satisfies Record<string, readonly [number, string]>;

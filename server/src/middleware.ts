@@ -6,6 +6,7 @@ import type { Context, Next } from 'koa';
 import { ZodError } from 'zod';
 import { ApiError, DomainError, ERRORS, type ErrorCode } from './errors.js';
 import type { Logger } from './log.js';
+import { StoreUnavailableError } from './store/types.js';
 import type { Metrics } from './metrics.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -90,7 +91,7 @@ export function zodMessage(err: ZodError): string {
 
 /**
  * Renders ApiError (status, body, headers) and DomainError (its code's status), maps
- * Koa/HTTP errors and zod failures to the table's codes, turns unknown errors into a
+ * Koa/HTTP errors, zod failures and an unavailable database (503) to the table's codes, turns unknown errors into a
  * logged 500 internal_error, and unrouted requests into 404 not_found.
  */
 export function renderErrors(log: Logger) {
@@ -102,6 +103,11 @@ export function renderErrors(log: Logger) {
       let apiErr: ApiError;
       if (err instanceof DomainError) apiErr = ApiError.of(err);
       else if (err instanceof ZodError) apiErr = new ApiError('invalid_request', zodMessage(err));
+      else if (err instanceof StoreUnavailableError) {
+        // the database is away (a node keeps running and recovers when it returns)
+        log.warn('database unavailable', { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, error: err.message });
+        apiErr = new ApiError('service_unavailable', undefined, {}, { 'Retry-After': '5' });
+      }
       else if (err instanceof Error && isClientHttpError(err)) {
         apiErr = fromHttpError(err);
       } else {

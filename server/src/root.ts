@@ -5,18 +5,18 @@
 import { createFingerprintPool, HASH_TYPES } from 'provenant';
 import { sessionTokenVerifier, type TokenVerifier } from './auth/middleware.js';
 import { ContactRelay } from './contact/mailer.js';
-import { databaseFile, type Config } from './config.js';
-import { Parts, type ServerDeps } from './deps.js';
+import { ConfigError, databaseFile, type Config } from './config.js';
+import { Parts, type PartHealth, type ServerDeps } from './deps.js';
 import { createLogger, type Logger } from './log.js';
 import { MatchingService } from './matching/service.js';
 import { UploadGate } from './matching/upload.js';
 import { Metrics } from './metrics.js';
 import { RateLimitStores } from './ratelimit.js';
 import { SharedRedis } from './redis.js';
-import { loadSecret } from './secrets.js';
+import { adoptDataDirSecrets, loadSecret, secretsFingerprint } from './secrets.js';
 import { VerifyCache } from './signit/cache.js';
 import { CONTENT_RIGHTS_MAX_AGE_SECONDS } from './public/routes.js';
-import { openSqliteStore } from './store/index.js';
+import { openStore as openEngine } from './store/index.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { Store } from './store/types.js';
 
@@ -28,15 +28,34 @@ export interface ComposeOptions {
   webhookCa?: string;
 }
 
-/** Opens the store under the data directory (migrations logged) and makes the secrets now, not on the first request that needs them. */
+/**
+ * Opens the store (PostgreSQL with PROVENANT_DATABASE_URL, else SQLite under the data
+ * directory; migrations logged) and makes the secrets now, not on the first request
+ * that needs them. On a shared database the first node records the secrets'
+ * fingerprint; a node with other keys refuses to start, so that no two nodes sign
+ * tokens or seal cells with different keys.
+ */
 async function openStore(config: Config, log: Logger): Promise<Store> {
-  const store = await openSqliteStore(databaseFile(config), ({ version, name, ms }) => {
-    if (ms === undefined) log.info('applying database migration', { version, name });
-    else log.info('database migration applied', { version, name, ms });
-  });
+  const store = await openEngine(
+    { databaseUrl: config.databaseUrl, sqliteFile: databaseFile(config) },
+    ({ version, name, ms }) => {
+      if (ms === undefined) log.info('applying database migration', { version, name });
+      else log.info('database migration applied', { version, name, ms });
+    },
+    (err) => log.warn('database connection lost; reconnecting', { error: err.message }),
+  );
   try {
-    loadSecret(config.dataDir, 'jwt.key');
-    loadSecret(config.dataDir, 'cell.key');
+    const adopted = adoptDataDirSecrets(config.dataDir, config.secretsDir);
+    if (adopted.length > 0) log.info('copied the data directory\'s secrets into PROVENANT_SECRETS_DIR', { secrets: adopted.join(','), to: config.secretsDir });
+    loadSecret(config, 'jwt.key');
+    loadSecret(config, 'cell.key');
+    const fingerprint = secretsFingerprint(config);
+    if ((await store.recordSecretsFingerprint(fingerprint)) !== fingerprint) {
+      throw new ConfigError(
+        'PROVENANT_SECRETS_DIR',
+        `the keys in ${config.secretsDir} differ from those of the nodes that share this database (it records their fingerprint): give every node the same jwt.key and cell.key`,
+      );
+    }
   } catch (err) {
     await store.close();
     throw err;
@@ -59,9 +78,13 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     const store = await openStore(config, log);
     parts.add({
       name: 'store',
-      async health() {
-        await store.ping();
-        return { status: 'ok' };
+      async health(): Promise<PartHealth> {
+        try {
+          await store.ping();
+        } catch (err) {
+          return { status: 'error', engine: store.engine, error: err instanceof Error ? err.message : String(err) };
+        }
+        return { status: 'ok', engine: store.engine };
       },
       close: () => store.close(),
     });

@@ -1,30 +1,60 @@
-// Secrets generated into the data directory on first use (decisions.md 2, 5):
-// `$DATA_DIR/secrets/jwt.key` (session-token HMAC key) and `cell.key` (the AES-256-GCM
-// key sealing server-hosted cells). 32 random bytes each, file mode 0600, never logged.
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Secrets generated on first use (decisions.md 2, 5) in the secrets directory
+// (PROVENANT_SECRETS_DIR, default `$PROVENANT_DATA_DIR/secrets`): `jwt.key` (session-token
+// HMAC key) and `cell.key` (the AES-256-GCM key sealing server-hosted cells). 32 random
+// bytes each, file mode 0600, never logged. The nodes of a cluster share them (one
+// mounted directory, or copies); a fingerprint of them, never the keys, is what a shared
+// database records to catch a node with other keys (root.ts).
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Config } from './config.js';
 
 export type SecretName = 'jwt.key' | 'cell.key';
+const SECRET_NAMES: readonly SecretName[] = ['jwt.key', 'cell.key'];
 
 const SECRET_BYTES = 32;
 const cache = new Map<string, Buffer>();
 
-/** The secret `name` of `dataDir`, created atomically (exclusive create) if missing. */
-export function loadSecret(dataDir: string, name: SecretName): Buffer {
-  const file = join(dataDir, 'secrets', name);
+/** The secret `name` in the secrets directory, created atomically (exclusive create) if missing. */
+export function loadSecret(config: Pick<Config, 'secretsDir'>, name: SecretName): Buffer {
+  const { secretsDir } = config;
+  const file = join(secretsDir, name);
   const cached = cache.get(file);
   if (cached) return cached;
-  mkdirSync(join(dataDir, 'secrets'), { recursive: true, mode: 0o700 });
-  let secret: Buffer;
+  mkdirSync(secretsDir, { recursive: true, mode: 0o700 });
   try {
     writeFileSync(file, randomBytes(SECRET_BYTES), { flag: 'wx', mode: 0o600 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
-  secret = readFileSync(file);
+  const secret = readFileSync(file);
   if (secret.length !== SECRET_BYTES) throw new Error(`${file} must hold ${SECRET_BYTES} bytes`);
   chmodSync(file, 0o600);
   cache.set(file, secret);
   return secret;
+}
+
+/**
+ * A data directory from before PROVENANT_SECRETS_DIR keeps its keys in `dataDir/secrets`.
+ * When the secrets directory is elsewhere and holds none of them yet, the old keys are
+ * copied there (0600; the originals stay, so going back to the old setting still
+ * works), instead of new keys being made that would lock out every session and cell.
+ * Returns the names copied.
+ */
+export function adoptDataDirSecrets(dataDir: string, secretsDir: string): SecretName[] {
+  const old = join(dataDir, 'secrets');
+  if (resolve(old) === resolve(secretsDir)) return [];
+  if (SECRET_NAMES.some((name) => existsSync(join(secretsDir, name)))) return [];
+  const found = SECRET_NAMES.filter((name) => existsSync(join(old, name)));
+  if (found.length === 0) return [];
+  mkdirSync(secretsDir, { recursive: true, mode: 0o700 });
+  for (const name of found) writeFileSync(join(secretsDir, name), readFileSync(join(old, name)), { flag: 'wx', mode: 0o600 });
+  return found;
+}
+
+/** SHA-256 over every key (name and bytes), as `sha256:<hex>`: equal exactly when the keys are. */
+export function secretsFingerprint(config: Pick<Config, 'secretsDir'>): string {
+  const hash = createHash('sha256');
+  for (const name of SECRET_NAMES) hash.update(`${name}\n`).update(loadSecret(config, name));
+  return `sha256:${hash.digest('hex')}`;
 }

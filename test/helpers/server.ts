@@ -1,15 +1,76 @@
 // A real server for tests, built by the server's own composition root (startServer ->
-// composeServer): fresh temp data directory, real SQLite file, port 0 on 127.0.0.1,
-// rate limits on unless overridden, logging silent.
+// composeServer): fresh temp data directory, real SQLite file (or, with engine
+// 'postgres', a fresh database on the test process's throwaway PostgreSQL), port 0 on
+// 127.0.0.1, rate limits on unless overridden, logging silent.
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseFile, loadConfig } from '../../server/src/config.js';
 import type { ServerDeps } from '../../server/src/deps.js';
+import pg from 'pg';
 import { Db } from '../../server/src/store/sqlite/db.js';
 import type { ComposeOptions } from '../../server/src/root.js';
 import { startServer } from '../../server/src/serve.js';
+import { sharedPostgres } from './postgres.js';
+
+export type TestEngine = 'sqlite' | 'postgres';
+
+/**
+ * The engine a test file runs its servers on: `?engine=postgres` on the importing
+ * module's URL (a file that runs another file's suites on PostgreSQL imports it so),
+ * else PROVENANT_TEST_ENGINE, else SQLite.
+ */
+export function testEngine(moduleUrl: string): TestEngine {
+  const engine = new URL(moduleUrl).searchParams.get('engine') ?? process.env.PROVENANT_TEST_ENGINE ?? 'sqlite';
+  if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`unknown test engine "${engine}"`);
+  return engine;
+}
+
+/**
+ * The test's own connection to the server's database, for writes past the store
+ * (tampering, ageing): statements with `?` placeholders, as SQLite takes them; on
+ * PostgreSQL each `?` outside a quoted string becomes $1, $2, ...
+ */
+export interface TestSql {
+  get<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T | undefined>;
+  all<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  run(sql: string, params?: unknown[]): Promise<{ changes: number }>;
+  close(): Promise<void>;
+}
+
+async function sqliteSql(file: string): Promise<TestSql> {
+  const db = await Db.open(file);
+  type Params = Parameters<Db['run']>[1];
+  return {
+    get: (sql, params = []) => db.get(sql, params as Params),
+    all: (sql, params = []) => db.all(sql, params as Params),
+    run: (sql, params = []) => db.run(sql, params as Params),
+    close: () => db.close(),
+  };
+}
+
+function postgresSql(url: string): TestSql {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  // an idle connection dropped by a stopped PostgreSQL must not crash the test process
+  pool.on('error', () => undefined);
+  const numbered = (sql: string) => {
+    let n = 0;
+    return sql.replace(/'(?:[^']|'')*'|\?/g, (m) => (m === '?' ? `$${++n}` : m));
+  };
+  const query = (sql: string, params: unknown[] = []) => pool.query(numbered(sql), params);
+  return {
+    get: async (sql, params) => (await query(sql, params)).rows[0],
+    all: async (sql, params) => (await query(sql, params)).rows,
+    run: async (sql, params) => ({ changes: (await query(sql, params)).rowCount ?? 0 }),
+    close: () => pool.end(),
+  };
+}
+
+export interface TestServerOptions extends ComposeOptions {
+  /** Default: testEngine() of this helper (PROVENANT_TEST_ENGINE, else SQLite). */
+  engine?: TestEngine;
+}
 
 export interface TestUser {
   token: string;
@@ -22,8 +83,10 @@ export interface TestServer {
   dataDir: string;
   /** The node:http server (e.g. to wait for a request to arrive). */
   http: Server;
+  /** Which engine holds the server's data. */
+  engine: TestEngine;
   /** A connection of the test's own to the server's database, for writes past the store (tampering, ageing); closed by close(). */
-  sql(): Promise<Db>;
+  sql(): Promise<TestSql>;
   close(): Promise<void>;
   /** Registers (POST /api/v1/auth/register) a user; a unique e-mail when none is given. */
   register(email?: string, opts?: { password?: string; display_name?: string; username?: string }): Promise<TestUser>;
@@ -31,24 +94,28 @@ export interface TestServer {
 
 let counter = 0;
 
-export async function startTestServer(envOverrides: Record<string, string> = {}, options: ComposeOptions = {}): Promise<TestServer> {
+export async function startTestServer(envOverrides: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
+  const { engine = testEngine(import.meta.url), ...composeOptions } = options;
   const dataDir = mkdtempSync(join(tmpdir(), 'provenant-test-'));
+  const databaseUrl = engine === 'postgres' ? await (await sharedPostgres()).createDatabase() : undefined;
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     PROVENANT_DATA_DIR: dataDir,
     PROVENANT_LOG_LEVEL: 'silent',
     PROVENANT_WORKERS: '1',
+    ...(databaseUrl === undefined ? {} : { PROVENANT_DATABASE_URL: databaseUrl }),
     ...envOverrides,
   });
-  const running = await startServer(config, options);
-  let db: Promise<Db> | undefined;
+  const running = await startServer(config, composeOptions);
+  let db: Promise<TestSql> | undefined;
   return {
     url: running.url,
     deps: running.deps,
     dataDir,
+    engine,
     http: running.server,
-    sql: () => (db ??= Db.open(databaseFile(config))),
+    sql: () => (db ??= config.databaseUrl === null ? sqliteSql(databaseFile(config)) : Promise.resolve(postgresSql(config.databaseUrl))),
     async close() {
       await running.close(2_000);
       if (db) await (await db).close();

@@ -7,12 +7,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPublicKey, generateKeyPairSync, randomBytes, sign as edSign, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { apiRequest, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiRequest, startTestServer, type TestServer, type TestSql } from '../helpers/server.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import { MatchingService } from '../../server/src/matching/service.js';
 import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
 import { RECORD_VALUE_LIMITS, RECORD_VALUE_MAX_DEPTH, type SignatureRecord } from '../../src/lib/records.js';
-import { Db } from '../../server/src/store/sqlite/db.js';
 import type { NewSignature } from '../../server/src/store/index.js';
 
 let srv: TestServer;
@@ -179,7 +178,7 @@ const charged = (userId: string) => ({
 });
 
 /** Stores records past every door (DEEP swapped in), charged to nobody's limit. */
-async function storeDirectly(userId: string, records: SignatureRecord[], store = srv.deps.store, db?: Db): Promise<NewSignature[]> {
+async function storeDirectly(userId: string, records: SignatureRecord[], store = srv.deps.store, db?: TestSql): Promise<NewSignature[]> {
   const rows: NewSignature[] = records.map((record) => ({
     record, signature: randomBytes(64).toString('base64'), action_hash: hex(), userId, appId: null, source: 'vault',
   }));

@@ -1,11 +1,12 @@
 // Sign-it over real HTTP on loopback, on a real SQLite file (spec 4.1, 4.4, 4.5,
 // 4.7-4.10, 4.12, 4.14; decisions.md 2, 6). Records from the API are re-verified with
-// node:crypto and the canonicalize package alone.
+// node:crypto and the canonicalize package alone. postgres/suites.test.ts runs this
+// file again on PostgreSQL (imported with ?engine=postgres: testEngine).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { apiRequest, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import { issueSessionToken } from '../../server/src/auth/tokens.js';
 import type { TokenVerifier } from '../../server/src/auth/middleware.js';
@@ -24,7 +25,7 @@ const testOauthVerifier: TokenVerifier = async (_deps, token) => {
 };
 
 test.before(async () => {
-  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' }, { tokenVerifiers: [testOauthVerifier] });
+  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' }, { tokenVerifiers: [testOauthVerifier], engine: testEngine(import.meta.url) });
 });
 test.after(async () => {
   await srv.close();

@@ -1,4 +1,4 @@
-// JWT session tokens (decisions.md 5): HS256 under $DATA_DIR/secrets/jwt.key, 24 hours,
+// JWT session tokens (decisions.md 5): HS256 under jwt.key (PROVENANT_SECRETS_DIR), 24 hours,
 // `sub` = user id and an optional `app_id` claim for developer tokens.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Config } from '../config.js';
@@ -14,11 +14,11 @@ export interface SessionClaims {
   expiresAt: number;
 }
 
-/** The data directory whose jwt.key signs the tokens. */
-type TokenDeps = { config: Pick<Config, 'dataDir'> };
+/** The secrets directory whose jwt.key signs the tokens. */
+type TokenDeps = { config: Pick<Config, 'secretsDir'> };
 
 function key(deps: TokenDeps): Uint8Array {
-  return new Uint8Array(loadSecret(deps.config.dataDir, 'jwt.key'));
+  return new Uint8Array(loadSecret(deps.config, 'jwt.key'));
 }
 
 /** A signed session token for `userId`, optionally carrying `appId` (a developer token). */

@@ -275,17 +275,18 @@ export async function admin(argv: string[], io: CliIo = process): Promise<number
     const config = loadConfig(env);
     // the store (sqlite3, most of the CLI's start-up time) loads only for a command that runs;
     // the admin needs nothing else of the server
-    const { openSqliteStore } = await import('../store/index.js');
+    const { openStore } = await import('../store/index.js');
     // A mistyped --data-dir would otherwise get an empty database of its own, and a
-    // "no user" answer that hides the real mistake.
+    // "no user" answer that hides the real mistake. (PostgreSQL: the database named by
+    // PROVENANT_DATABASE_URL, which the server created.)
     const file = databaseFile(config);
-    const fresh = !existsSync(file);
+    const fresh = config.databaseUrl === null && !existsSync(file);
     if (fresh && !sub.createsDatabase) {
       throw new AdminError(
         `no database at ${file}: give the server's data directory (--data-dir or PROVENANT_DATA_DIR), or create one with the first user (provenant admin create-user)`,
       );
     }
-    deps = { store: await openSqliteStore(file), config };
+    deps = { store: await openStore({ databaseUrl: config.databaseUrl, sqliteFile: file }), config };
     if (fresh) io.stderr.write(`provenant admin: created a new database at ${file}\n`);
     const result = await sub.run(deps, input);
     io.stdout.write(JSON.stringify(result) + '\n');

@@ -1,5 +1,5 @@
 // Server-hosted cells (decisions.md 2): an Ed25519 identity whose private key the
-// server holds, sealed with AES-256-GCM under $DATA_DIR/secrets/cell.key. The
+// server holds, sealed with AES-256-GCM under cell.key (PROVENANT_SECRETS_DIR). The
 // additional data binds each ciphertext to its user and agent key, so a row copied
 // onto another user does not decrypt.
 import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
@@ -42,7 +42,7 @@ export interface ServerCell {
 export async function createServerCell(deps: DomainDeps, userId: string): Promise<ServerCell> {
   const { publicKey, privateKeyPkcs8 } = generateSigningKey();
   const agentKey = agentKeyFromPublicKey(publicKey);
-  const sealed = seal(loadSecret(deps.config.dataDir, 'cell.key'), privateKeyPkcs8, additionalData(userId, agentKey));
+  const sealed = seal(loadSecret(deps.config, 'cell.key'), privateKeyPkcs8, additionalData(userId, agentKey));
   privateKeyPkcs8.fill(0);
   await deps.store.accounts.createCell({ userId, agentKey, ...sealed });
   return { agentKey, did: didFromPublicKey(publicKey) };
@@ -81,7 +81,7 @@ export function signAsCell(deps: Pick<DomainDeps, 'config'>, cell: Cell, message
   let privateKey: KeyObject;
   let sealedOpen: Uint8Array | null = null;
   try {
-    sealedOpen = open(loadSecret(deps.config.dataDir, 'cell.key'), cell.ciphertext, cell.nonce, additionalData(cell.userId, cell.agentKey));
+    sealedOpen = open(loadSecret(deps.config, 'cell.key'), cell.ciphertext, cell.nonce, additionalData(cell.userId, cell.agentKey));
     privateKey = createPrivateKey({ key: Buffer.from(sealedOpen), format: 'der', type: 'pkcs8' });
   } catch {
     throw new DomainError('signing_failed', 'Signing failed: the server-hosted key could not be unsealed.');

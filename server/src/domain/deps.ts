@@ -7,7 +7,7 @@ import type { Store } from '../store/types.js';
 
 export interface DomainDeps {
   store: Store;
-  config: Pick<Config, 'dataDir'>;
+  config: Pick<Config, 'secretsDir'>;
 }
 
 /** Who acts: the user, and the app whose token they act through (spec 6: an app's REST calls fire its webhooks). */

@@ -26,7 +26,7 @@ let deps: DomainDeps;
 test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'provenant-domain-'));
   store = await openSqliteStore(join(dir, 'provenant.db'));
-  deps = { store, config: { dataDir: dir } };
+  deps = { store, config: { secretsDir: join(dir, 'secrets') } };
 });
 test.after(async () => {
   await store.close();

@@ -63,7 +63,7 @@ test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'provenant-domain-'));
   store = await openSqliteStore(join(dir, 'provenant.db'));
   spy = counted(store);
-  deps = { store: spy.store, config: { dataDir: dir } };
+  deps = { store: spy.store, config: { secretsDir: join(dir, 'secrets') } };
 });
 test.after(async () => {
   await store.close();
