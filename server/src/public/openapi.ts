@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { challengeBody, loginBody, patchMeBody, registerBody, signedChallengeBody } from '../auth/schema.js';
 import { CONTACT_PURPOSES } from '../domain/contact.js';
 import { createAppBody } from '../developer/schema.js';
+import { createWebhookBody, updateWebhookBody } from '../webhooks/schema.js';
 import { ERRORS } from '../errors.js';
 import { ASSETS } from './assets.js';
 import { BADGE_FORMATS, BADGE_STYLES, BADGE_THEMES, contactBody } from './schema.js';
@@ -178,6 +179,17 @@ add('get', `${S}/badge`, { tag: 'public', summary: 'A badge for a file: SVG or J
   responses: { 200: ['the badge', json(z.object({ file_hash: hex64, signed: z.boolean(), signer_count: z.number().int(), latest: nullable(z.object({ signer: z.string(), signer_did: nullable(z.string()), signer_display_name: nullable(z.string()), signed_at: ms, intent: z.string(), ai_generation: nullable(z.string()) })) }))], '200 (image/svg+xml)': ['the SVG', { type: 'string' }, 'image/svg+xml'] } });
 add('post', `${S}/contact`, { tag: 'public', summary: `Message a signer through the blind relay (spec 4.13); purposes: ${CONTACT_PURPOSES.join(', ')}`, body: { schema: json(contactBody, 'input') }, limit: '3/hour',
   responses: { 200: ['always this answer, for every request', json(z.object({ success: z.literal(true), message: z.string() }))] } });
+const W = '/api/v1/webhooks';
+const appIdQuery = { app_id: { schema: { type: 'string', format: 'uuid' }, description: 'the app; optional with a token that carries one' } };
+const webhookFilters = z.object({ file_hash: hex64.optional() });
+const listedWebhook = z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), filters: webhookFilters, active: z.boolean(), failure_count: z.number().int(), last_triggered_at: nullable(z.string()), created_at: z.string() }).describe('spec 2.7, listing shape');
+const webhookRefusals = { 400: ['invalid_url or invalid_request', json(errorBody)] as [string, Schema], 403: ['app_required or forbidden', json(errorBody)] as [string, Schema] };
+add('get', `${W}/events`, { tag: 'webhooks', summary: 'The event catalog (spec 6)', responses: { 200: ['every event type', json(z.object({ events: z.array(z.object({ type: z.string(), description: z.string(), fires: z.boolean(), fields: z.array(z.string()) })) }))] } });
+add('post', W, { tag: 'webhooks', auth: 'session', summary: 'Register a webhook: https on a public host; the secret is shown only here (spec 4.15)', query: appIdQuery, body: { schema: json(createWebhookBody, 'input') }, limit: '30/min per developer',
+  responses: { 201: ['created', json(z.object({ webhook: z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), filters: webhookFilters, secret: z.string().regex(/^[0-9a-f]{64}$/), created_at: z.string() }), message: z.string() }))], ...webhookRefusals, 402: ['tier_required or limit_reached', json(errorBody)] } });
+add('get', W, { tag: 'webhooks', auth: 'session', summary: "The app's webhooks (spec 4.15)", query: appIdQuery, responses: { 200: ['the webhooks', json(z.object({ webhooks: z.array(listedWebhook) }))], 403: webhookRefusals[403] } });
+add('put', `${W}/{id}`, { tag: 'webhooks', auth: 'session', path: { id: 'the webhook id' }, summary: 'Change url, events, filters or active; {active: true} re-enables (spec 3.2)', query: appIdQuery, body: { schema: json(updateWebhookBody, 'input') }, responses: { 200: ['the webhook', json(z.object({ webhook: listedWebhook }))], ...webhookRefusals } });
+add('delete', `${W}/{id}`, { tag: 'webhooks', auth: 'session', path: { id: 'the webhook id' }, summary: 'Delete a webhook', responses: { 200: ['deleted', json(success)] } });
 add('get', '/openapi.json', { tag: 'public', summary: 'This description (OpenAPI 3.1)', responses: { 200: ['the document', { type: 'object' }] } });
 for (const [path, asset] of ASSETS) {
   add('get', path, { tag: 'pages', summary: path === '/' ? 'The verification page' : `A file of the verification page or the badge widget (${asset.type.split(';')[0]})`, responses: { 200: ['the file', { type: 'string' }, asset.type.split(';')[0]] } });

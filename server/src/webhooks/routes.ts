@@ -33,7 +33,7 @@ export function webhookRoutes(deps: ServerDeps): Router {
   });
 
   router.post(
-    '/',
+    '',
     requireAuth(),
     rateLimit(deps, { name: 'webhooks:create', max: 30, durationMs: 60_000, key: (ctx) => ctx.state.auth!.userId }),
     async (ctx) => {
@@ -46,7 +46,7 @@ export function webhookRoutes(deps: ServerDeps): Router {
     },
   );
 
-  router.get('/', requireAuth(), async (ctx) => {
+  router.get('', requireAuth(), async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = listAnswer(await listWebhooks(domain, sessionCaller(ctx)));
   });
