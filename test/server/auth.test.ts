@@ -9,13 +9,13 @@ import { attachDeps } from '../../server/src/deps.js';
 import { requireAuth, type TokenVerifier } from '../../server/src/auth/middleware.js';
 import { renderErrors } from '../../server/src/middleware.js';
 import { createLogger } from '../../server/src/log.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 
 const test = suite('auth');
 let server: TestServer;
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { engine: testEngine(import.meta.url) });
 });
 test.after(async () => {
   await server.close();

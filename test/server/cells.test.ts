@@ -5,13 +5,13 @@ import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { createServerCell, serverCellAgentKey, signWithCell } from '../../server/src/domain/cells.js';
 import { DomainError } from '../../server/src/errors.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 
 const test = suite('cells');
 let server: TestServer;
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { engine: testEngine(import.meta.url) });
 });
 test.after(async () => {
   await server.close();

@@ -2,13 +2,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 
 const test = suite('developer');
 let server: TestServer;
 
 test.before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { engine: testEngine(import.meta.url) });
 });
 test.after(async () => {
   await server.close();
