@@ -15,5 +15,6 @@ export type { IndexRequest, IndexReply } from './pool/match-index-thread.js';
 export { decodeAudio, audioFingerprint } from './media/audio.js';
 export type { AudioFormat, DecodeAudioOptions } from './media/audio.js';
 export { integrityReport, classifyContent, checksFor, INTEGRITY_THRESHOLDS } from './media/integrity.js';
+export { readContentCredentials } from './media/c2pa.js';
 // The exit-code convention of the `provenant` commands, shared with the server's (serve, admin).
 export { USAGE_ERROR, UsageError } from './cli/usage.js';

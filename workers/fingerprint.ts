@@ -1,29 +1,57 @@
-// Piscina task: the perceptual fingerprint of a file's bytes (transferred, not copied).
-// Images are decoded in this worker's decoder sandbox, a process of its own
-// (src/media/sandbox.ts): a decoder crashing in native code fails that file only.
+// Piscina task: the perceptual fingerprint of a file's bytes (transferred, not copied),
+// and with `credentials` its Content Credentials (C2PA) as well, read beside it under
+// the same deadline. Images are decoded, and credentials read, in this worker's decoder
+// sandbox, a process of its own (src/media/sandbox.ts): a decoder or reader crashing in
+// native code or WebAssembly fails that file only.
 import { fingerprintFile } from '../src/media/fingerprint.js';
 import { FingerprintError, type FingerprintOutcome } from '../src/media/errors.js';
+import { SandboxError } from '../src/media/sandbox.js';
 import { workerSandbox } from '../src/pool/worker-sandbox.js';
+import type { ContentCredentials } from '../src/lib/content-credentials.js';
+import type { ExamineOutcome } from '../src/pool/index.js';
 
 export interface FingerprintTask {
   buffer: ArrayBuffer;
   /** The pool's deadline for this task (epoch ms): decoders and the sandbox end by then. */
   deadline?: number;
+  /** Read the file's Content Credentials too (the answer's content_credentials). */
+  credentials?: boolean;
 }
 
 /** This task's own deadline comes this much before the pool's (see below). */
 const DEADLINE_MARGIN_MS = 500;
 
-export default async function fingerprint({ buffer, deadline }: FingerprintTask): Promise<FingerprintOutcome> {
+export default async function fingerprint({ buffer, deadline, credentials }: FingerprintTask): Promise<FingerprintOutcome | ExamineOutcome> {
   // The pool terminates this thread at its deadline. Decoders (ffmpeg, the sandbox) are
   // stopped a little before by this thread, which then answers the timeout itself: a
   // process whose parent thread was terminated is never reaped (it stays a zombie until
   // the server exits), so the pool's own stop is left for a thread that does not answer.
   const own = deadline === undefined ? undefined : deadline - DEADLINE_MARGIN_MS;
+  const bytes = new Uint8Array(buffer);
+  // started first: the sandbox reads while this thread (or ffmpeg) works on the fingerprint
+  const read = credentials ? contentCredentials(bytes, own) : undefined;
+  let outcome: FingerprintOutcome;
   try {
-    return { fingerprint: await fingerprintFile(new Uint8Array(buffer), { sandbox: workerSandbox(), deadline: own }) };
+    outcome = { fingerprint: await fingerprintFile(bytes, { sandbox: workerSandbox(), deadline: own }) };
   } catch (e) {
-    if (e instanceof FingerprintError) return { failure: e.code, message: e.message };
-    throw e;
+    if (!(e instanceof FingerprintError)) {
+      read?.catch(() => {});
+      throw e;
+    }
+    outcome = { failure: e.code, message: e.message };
+  }
+  if (read === undefined) return outcome;
+  const content_credentials = await read;
+  if (content_credentials === 'timeout') return { failure: 'timeout', message: 'reading Content Credentials ran past its deadline' };
+  return { ...outcome, content_credentials };
+}
+
+/** The credentials, read in the sandbox; 'timeout' at the deadline; unknown when the sandbox failed otherwise. */
+async function contentCredentials(bytes: Uint8Array, deadline: number | undefined): Promise<ContentCredentials | 'timeout'> {
+  try {
+    return await workerSandbox().contentCredentials(bytes, deadline);
+  } catch (e) {
+    if (e instanceof SandboxError && e.code === 'timeout') return 'timeout';
+    return { present: null, message: `not read: ${(e instanceof Error ? e.message : String(e)).slice(0, 150)}` };
   }
 }

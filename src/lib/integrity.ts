@@ -3,6 +3,7 @@
 // passes bytes in, calls one kernel entry and decodes the static output block
 // (assembly/integrity/output.ts) into plain records. No decoding, no I/O.
 import { loadKernel, type BaseExports, type Kernel } from './wasm-core.js';
+import type { ContentCredentials } from './content-credentials.js';
 
 /** The six checks of decisions.md 4, in the order reports list them. */
 export type IntegrityCheck =
@@ -24,6 +25,8 @@ export interface IntegrityReport {
   issues_found: IntegrityIssue[];
   /** Unix milliseconds. */
   checked_at: number;
+  /** The file's embedded Content Credentials (C2PA), issue 21; absent from reports made before them. */
+  content_credentials?: ContentCredentials;
 }
 
 /** Record codes of assembly/integrity/codes.ts. */

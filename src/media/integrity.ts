@@ -4,8 +4,10 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { KernelBytes, type IntegrityCheck, type IntegrityIssue, type IntegrityReport } from '../lib/integrity.js';
+import type { ContentCredentials } from '../lib/content-credentials.js';
 import '../lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
 import { decodeBmp } from './bmp.js';
+import { readContentCredentials } from './c2pa.js';
 import { classifyContent, checksFor, type ContentClass } from './integrity/classify.js';
 import { fileStructure, type Structure } from './integrity/structure.js';
 import {
@@ -49,6 +51,15 @@ async function lsbIssues(ctx: FileContext): Promise<IntegrityIssue[]> {
   return guarded('LsbAnalysis', () => lsbAnalysis(ctx, image, why).issues);
 }
 
+/** The file's Content Credentials; a reader that fails (it should not) makes them unknown, not the report fail. */
+async function credentialsOf(bytes: Uint8Array): Promise<ContentCredentials> {
+  try {
+    return await readContentCredentials(bytes);
+  } catch (e) {
+    return { present: null, message: `the Content Credentials reader failed: ${(e instanceof Error ? e.message : String(e)).slice(0, 150)}` };
+  }
+}
+
 /** The integrity report of a file's bytes, or of the file at a path. */
 export async function integrityReport(pathOrBuffer: string | Uint8Array): Promise<IntegrityReport> {
   const bytes = typeof pathOrBuffer === 'string' ? new Uint8Array(await readFile(pathOrBuffer)) : pathOrBuffer;
@@ -79,7 +90,7 @@ export async function integrityReport(pathOrBuffer: string | Uint8Array): Promis
         case 'UnicodeSteg': issues.push(...guarded(check, () => unicodeSteg(ctx))); break;
       }
     }
-    return { checks_performed: checks, issues_found: issues, checked_at: Date.now() };
+    return { checks_performed: checks, issues_found: issues, checked_at: Date.now(), content_credentials: await credentialsOf(bytes) };
   } finally {
     input.release();
   }

@@ -43,6 +43,8 @@ async function handle(req: SandboxRequest): Promise<unknown> {
       return decodeImageForHash(req.bytes, req.format, req.options);
     case 'integrity':
       return (await import('./integrity.js')).integrityReport(req.bytes);
+    case 'content-credentials':
+      return (await import('./c2pa.js')).readContentCredentials(req.bytes);
     case 'abort':
       process.abort(); // as a decoder crashing in C code would
     // falls through (never reached)

@@ -20,6 +20,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { MediaFormat } from '../lib/detect.js';
 import type { IntegrityReport } from '../lib/integrity.js';
+import type { ContentCredentials } from '../lib/content-credentials.js';
 import { compiledFile } from '../lib/wasm.js';
 import { deadlineOrDefault, msUntil } from './deadline.js';
 import { ImageDecodeError, type ImageDecodeOptions } from './image.js';
@@ -30,6 +31,7 @@ const MAX_RESENDS = 3;
 type RequestBody =
   | { op: 'image-hash'; bytes: Uint8Array; format: MediaFormat; options: ImageDecodeOptions }
   | { op: 'integrity'; bytes: Uint8Array }
+  | { op: 'content-credentials'; bytes: Uint8Array }
   | { op: 'abort' | 'hang' };
 
 /** What the child is asked to do (sandbox-child.ts). */
@@ -105,6 +107,11 @@ export class DecoderSandbox {
   /** The integrity report (src/media/integrity.ts) of a file's bytes, made in the sandbox process. */
   integrityReport(bytes: Uint8Array, deadline?: number): Promise<IntegrityReport> {
     return this.request({ op: 'integrity', bytes }, deadline) as Promise<IntegrityReport>;
+  }
+
+  /** The Content Credentials (C2PA, src/media/c2pa.ts) of a file's bytes, read in the sandbox process. */
+  contentCredentials(bytes: Uint8Array, deadline?: number): Promise<ContentCredentials> {
+    return this.request({ op: 'content-credentials', bytes }, deadline) as Promise<ContentCredentials>;
   }
 
   /**

@@ -10,6 +10,7 @@ import { compiledFile } from '../lib/wasm.js';
 import { FINGERPRINT_TIMEOUT_MS, msUntil } from '../media/deadline.js';
 import { FingerprintError, type FingerprintOutcome } from '../media/errors.js';
 import type { Fingerprint } from '../lib/types.js';
+import type { ContentCredentials } from '../lib/content-credentials.js';
 
 export interface FingerprintPoolOptions {
   /** Worker threads (default $PROVENANT_WORKERS, else the number of CPUs). */
@@ -26,6 +27,9 @@ export interface FingerprintPoolOptions {
   decoderMemoryMb?: number | null;
 }
 
+/** The fingerprint task's answer when asked for credentials too (workers/fingerprint.ts). */
+export type ExamineOutcome = FingerprintOutcome & { content_credentials?: ContentCredentials };
+
 /** What every worker gets as Piscina's workerData. */
 export interface PoolWorkerData {
   decoderIdleMs?: number;
@@ -40,6 +44,13 @@ export interface FingerprintPool {
    * when it is theirs alone, else exactly the bytes are copied.
    */
   fingerprint(bytes: Uint8Array): Promise<Fingerprint | null>;
+  /**
+   * fingerprint()'s answer and the file's Content Credentials (C2PA), from one task under
+   * one deadline (issue 21): a file the decoders refuse (decode_failed) has fingerprint
+   * null and its credentials still read, since an unsupported or unreadable file can
+   * carry them; the deadline is PoolTimeoutError as for fingerprint().
+   */
+  examine(bytes: Uint8Array): Promise<{ fingerprint: Fingerprint | null; content_credentials: ContentCredentials }>;
   /** Runs the task file dist/workers/<taskName>.js with `payload`. */
   run<R = unknown>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R>;
   /** Tasks waiting for a worker. */
@@ -174,6 +185,14 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
       // the worker stops its decoders just before this deadline, and says so: the same timeout
       if (outcome.failure === 'timeout') throw new PoolTimeoutError('fingerprint', timeoutMs);
       throw new FingerprintError(outcome.failure, outcome.message);
+    },
+    async examine(bytes: Uint8Array) {
+      const buffer = ownBuffer(bytes);
+      const deadline = Date.now() + timeoutMs;
+      const outcome = await runBy<ExamineOutcome>('fingerprint', { buffer, deadline, credentials: true }, deadline, [buffer]);
+      if ('failure' in outcome && outcome.failure === 'timeout') throw new PoolTimeoutError('fingerprint', timeoutMs);
+      const content_credentials = outcome.content_credentials ?? { present: null, message: 'not read' };
+      return { fingerprint: 'fingerprint' in outcome ? outcome.fingerprint : null, content_credentials };
     },
     run<R>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R> {
       return runBy<R>(taskName, payload, Date.now() + timeoutMs, transferList);

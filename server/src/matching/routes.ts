@@ -10,7 +10,7 @@ import { jsonBody } from '../body.js';
 import { ApiError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
 import { verifyFile, verifyFuzzy } from './service.js';
-import { fingerprintUpload, readUpload } from './upload.js';
+import { examineUpload, fingerprintUpload, readUpload } from './upload.js';
 
 const MINUTE = 60_000;
 
@@ -26,8 +26,8 @@ function sendJsonText(ctx: Context, text: Buffer | string): void {
 export function matchingRoutes(deps: ServerDeps): Router {
   const router = new Router();
 
-  /** The upload's bytes and fingerprint, holding a place at the gate meanwhile. */
-  async function fingerprintOf(ctx: Context, emptyIsError: boolean) {
+  /** The upload's bytes, then `work` on them (not on an empty body), holding a place at the gate meanwhile. */
+  async function withUpload<T>(ctx: Context, emptyIsError: boolean, work: (bytes: Buffer) => Promise<T>): Promise<T | null> {
     const leave = deps.uploads.enter(ctx);
     try {
       const bytes = await readUpload(deps, ctx);
@@ -35,16 +35,17 @@ export function matchingRoutes(deps: ServerDeps): Router {
         if (emptyIsError) throw new ApiError('no_file');
         return null;
       }
-      return await fingerprintUpload(deps, bytes);
+      return await work(bytes);
     } finally {
       leave();
     }
   }
 
-  // Spec 4.2: public, 30/min per IP; matches >= 60 (null similarities kept).
+  // Spec 4.2: public, 30/min per IP; matches >= 60 (null similarities kept); issue 21: the file's Content Credentials.
   router.post('/verify-file', rateLimit(deps, { name: 'sign-it:verify-file', max: 30, durationMs: MINUTE }), async (ctx) => {
-    const fp = await fingerprintOf(ctx, true);
-    sendJsonText(ctx, await verifyFile(deps.matching, fp));
+    // an empty body is no_file: never null here
+    const examined = (await withUpload(ctx, true, (bytes) => examineUpload(deps, bytes)))!;
+    sendJsonText(ctx, await verifyFile(deps.matching, examined.fingerprint, examined.content_credentials));
   });
 
   // Spec 4.3: public, 30/min per IP; matches >= 70 (null similarities kept).
@@ -54,7 +55,7 @@ export function matchingRoutes(deps: ServerDeps): Router {
 
   // Spec 4.11: sign scope; null for unsupported or unreadable files.
   router.post('/fingerprint', requireAuth('sign'), async (ctx) => {
-    ctx.body = { fingerprint: await fingerprintOf(ctx, false) };
+    ctx.body = { fingerprint: await withUpload(ctx, false, (bytes) => fingerprintUpload(deps, bytes)) };
   });
 
   return router;

@@ -3,7 +3,10 @@
 // perceptual hashes at start and kept current by following the store's change feed
 // (every stored record, whoever wrote it; revoked signatures keep matching, so
 // revocations change nothing here). Index ids are the records' seqs.
-import { HASH_TYPES, IndexThread, MATCH_LIMIT, imagePHashFromGrey72, type Fingerprint, type HashType, type Match, type MatchQuery } from 'provenant';
+import {
+  HASH_TYPES, IndexThread, MATCH_LIMIT, aiGenerationConflicts, imagePHashFromGrey72,
+  type ContentCredentials, type Fingerprint, type HashType, type Match, type MatchQuery,
+} from 'provenant';
 import { ApiError } from '../errors.js';
 import { FeedFollower } from '../feed-follower.js';
 import type { Logger } from '../log.js';
@@ -340,10 +343,26 @@ export function body(matches: readonly MatchedRecord[], none = false): string {
   return `${out}],"count":${matches.length}${none ? ',"match_type":"none"' : ''}}`;
 }
 
-/** Spec 4.2: a fingerprinted upload's matches; null fingerprint = unsupported or unreadable. */
-export async function verifyFile(matching: MatchingService, fp: Fingerprint | null): Promise<Buffer | string> {
-  if (fp === null) return body([], true);
-  return matching.answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD);
+/**
+ * Spec 4.2: a fingerprinted upload's matches (null fingerprint = unsupported or
+ * unreadable), and (issue 21, additive) the upload's Content Credentials with the
+ * conflicts between them and the matched records (aiGenerationConflicts).
+ */
+export async function verifyFile(matching: MatchingService, fp: Fingerprint | null, credentials: ContentCredentials): Promise<string> {
+  const answer = fp === null ? body([], true) : (await matching.answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD)).toString();
+  return withCredentials(answer, credentials);
+}
+
+/**
+ * The answer text with `content_credentials` and `conflicts` appended. The cached
+ * answer is per fingerprint, the credentials per file, so they are added after the
+ * cache; its signatures are parsed only when the credentials declare AI generation.
+ */
+function withCredentials(answer: string, credentials: ContentCredentials): string {
+  const conflicts = credentials.present === true && credentials.ai_generated
+    ? aiGenerationConflicts(credentials, (JSON.parse(answer) as { signatures: { file_hash: string; ai_generation?: string | null }[] }).signatures)
+    : [];
+  return `${answer.slice(0, -1)},"content_credentials":${JSON.stringify(credentials)},"conflicts":${JSON.stringify(conflicts)}}`;
 }
 
 function isByteArray(v: unknown, maxLength: number): v is number[] {

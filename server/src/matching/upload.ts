@@ -4,7 +4,7 @@
 // uploads cannot exhaust memory), and decoding only in the worker pool (the event
 // loop never decodes or hashes a file).
 import type { Context } from 'koa';
-import { FingerprintError, PoolError, type Fingerprint } from 'provenant';
+import { FingerprintError, PoolError, type ContentCredentials, type Fingerprint } from 'provenant';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { discardBody, readRawBody } from '../body.js';
@@ -70,15 +70,36 @@ export async function fingerprintUpload(deps: Pick<ServerDeps, 'config' | 'log' 
   try {
     return await deps.pool.fingerprint(bytes);
   } catch (err) {
-    if (err instanceof PoolError && (err.code === 'busy' || err.code === 'closed')) throw new ApiError('busy', undefined, {}, { 'Retry-After': '1' });
-    if ((err instanceof PoolError || err instanceof FingerprintError) && err.code === 'timeout') {
-      throw new ApiError('fingerprint_timeout', `Fingerprinting did not finish within ${deps.config.fingerprintTimeoutMs / 1000} seconds.`);
-    }
-    if (err instanceof FingerprintError) return null;
-    if (err instanceof PoolError) {
-      deps.log.warn('fingerprint task failed', { error: err.message });
-      return null;
-    }
-    throw err;
+    return poolFailure(deps, err);
   }
+}
+
+/** What verify-file needs of an upload (issue 21): its fingerprint as fingerprintUpload's, and its Content Credentials, from one pool task. */
+export interface ExaminedUpload {
+  fingerprint: Fingerprint | null;
+  content_credentials: ContentCredentials;
+}
+
+/** fingerprintUpload's answer and the upload's Content Credentials, read in the pool beside it under the same deadline. */
+export async function examineUpload(deps: Pick<ServerDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array): Promise<ExaminedUpload> {
+  try {
+    return await deps.pool.examine(bytes);
+  } catch (err) {
+    // a worker that crashed read neither: nothing is claimed about the credentials
+    return { fingerprint: poolFailure(deps, err), content_credentials: { present: null, message: 'not read: the worker failed' } };
+  }
+}
+
+/** A pool failure as an ApiError (busy, timeout), or null for a file that could not be fingerprinted. */
+function poolFailure(deps: Pick<ServerDeps, 'config' | 'log'>, err: unknown): null {
+  if (err instanceof PoolError && (err.code === 'busy' || err.code === 'closed')) throw new ApiError('busy', undefined, {}, { 'Retry-After': '1' });
+  if ((err instanceof PoolError || err instanceof FingerprintError) && err.code === 'timeout') {
+    throw new ApiError('fingerprint_timeout', `Fingerprinting did not finish within ${deps.config.fingerprintTimeoutMs / 1000} seconds.`);
+  }
+  if (err instanceof FingerprintError) return null;
+  if (err instanceof PoolError) {
+    deps.log.warn('fingerprint task failed', { error: err.message });
+    return null;
+  }
+  throw err;
 }
