@@ -23,6 +23,15 @@ test('defaults (decisions.md 10)', () => {
   assert.equal(c.dnsServers, []);
   assert.is(c.ffmpegPath, null);
   assert.is(c.logLevel, 'info');
+  assert.is(c.databaseUrl, null, 'SQLite in the data directory');
+  assert.is(c.secretsDir, resolve('./data/secrets'));
+});
+
+test('PROVENANT_DATABASE_URL selects PostgreSQL; PROVENANT_SECRETS_DIR moves the keys', () => {
+  const c = loadConfig({ PROVENANT_DATABASE_URL: 'postgres://provenant:pw@db.internal:5432/provenant', PROVENANT_SECRETS_DIR: '/run/secrets/provenant' });
+  assert.is(c.databaseUrl, 'postgres://provenant:pw@db.internal:5432/provenant');
+  assert.is(c.secretsDir, '/run/secrets/provenant');
+  assert.is(loadConfig({ PROVENANT_DATABASE_URL: 'postgresql://h/db' }).databaseUrl, 'postgresql://h/db');
 });
 
 test('accepted values', () => {
@@ -78,6 +87,8 @@ const BAD: [string, string][] = [
   ['PROVENANT_DNS_SERVERS', '127.0.0.1'],
   ['PROVENANT_DNS_SERVERS', '127.0.0.1:99999'],
   ['PROVENANT_LOG_LEVEL', 'verbose'],
+  ['PROVENANT_DATABASE_URL', 'mysql://db/provenant'],
+  ['PROVENANT_DATABASE_URL', 'not a url'],
 ];
 
 for (const [name, value] of BAD) {
