@@ -26,6 +26,8 @@ const testOauthVerifier: TokenVerifier = async (_deps, token) => {
 
 test.before(async () => {
   srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' }, { tokenVerifiers: [testOauthVerifier], engine: testEngine(import.meta.url) });
+  // the outbox rows stay pending for these tests to read (their delivery is test/webhooks/'s)
+  await srv.deps.webhooks.close();
 });
 test.after(async () => {
   await srv.close();

@@ -13,7 +13,10 @@ import { createWebhook, deleteWebhook, listWebhooks, updateWebhook, type Webhook
 import { createWebhookBody, updateWebhookBody, webhookQuery } from './schema.js';
 import { catalogAnswer, createdAnswer, listAnswer, webhookView } from './present.js';
 
-export const WEBHOOKS_PREFIX = '/api/v1/webhooks';
+// Mounted at /api/v1 with paths under /webhooks: the collection is itself an endpoint,
+// and @koa/router cannot route an empty path under a prefix (nor should the API
+// description show it as /api/v1/webhooks/).
+export const WEBHOOKS_PREFIX = '/api/v1';
 
 /** Spec 5: webhook management is for developer session tokens, not an app's OAuth tokens. */
 function sessionCaller(ctx: Context): WebhookCaller {
@@ -28,12 +31,12 @@ export function webhookRoutes(deps: ServerDeps): Router {
   router.use(jsonBody());
   const domain: WebhookDeps = { store: deps.store, config: deps.config, resolveHost: deps.webhooks.resolveHost };
 
-  router.get('/events', (ctx) => {
+  router.get('/webhooks/events', (ctx) => {
     ctx.body = catalogAnswer();
   });
 
   router.post(
-    '',
+    '/webhooks',
     requireAuth(),
     rateLimit(deps, { name: 'webhooks:create', max: 30, durationMs: 60_000, key: (ctx) => ctx.state.auth!.userId }),
     async (ctx) => {
@@ -46,18 +49,18 @@ export function webhookRoutes(deps: ServerDeps): Router {
     },
   );
 
-  router.get('', requireAuth(), async (ctx) => {
+  router.get('/webhooks', requireAuth(), async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = listAnswer(await listWebhooks(domain, sessionCaller(ctx)));
   });
 
-  router.put('/:id', requireAuth(), async (ctx) => {
+  router.put('/webhooks/:id', requireAuth(), async (ctx) => {
     const caller = sessionCaller(ctx);
     const body = parseInput(updateWebhookBody, ctx.request.body);
     ctx.body = { webhook: webhookView(await updateWebhook(domain, caller, ctx.params.id, body)) };
   });
 
-  router.delete('/:id', requireAuth(), async (ctx) => {
+  router.delete('/webhooks/:id', requireAuth(), async (ctx) => {
     await deleteWebhook(domain, sessionCaller(ctx), ctx.params.id);
     ctx.body = { success: true };
   });
