@@ -17,6 +17,12 @@ export const ERRORS = {
   invalid_request: [400, 'The request is malformed.'],
   invalid_scope: [400, 'A requested scope is not enabled for this app.'],
   invalid_token: [401, 'The access token is missing, invalid or expired.'],
+  // OAuth 2.0 (RFC 6749 4.1.2.1, 5.2; decisions.md 7): bodies {error, error_description}
+  invalid_client: [400, 'The client_id is unknown or its app is disabled.'],
+  invalid_grant: [400, 'The authorization code or refresh token is invalid, expired, used or not this client\'s.'],
+  unsupported_grant_type: [400, 'grant_type must be authorization_code or refresh_token.'],
+  unsupported_response_type: [400, 'response_type must be code.'],
+  access_denied: [403, 'The user denied the request.'],
   quota_exceeded: [402, 'The signing quota for this period is used up.'],
   tier_required: [402, 'Webhooks need a paid developer tier.'],
   limit_reached: [402, 'The organization has reached its webhook limit for its tier.'],

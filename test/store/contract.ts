@@ -104,6 +104,7 @@ export function storeContract(name: string, open: OpenStore): void {
   feedContract(name, open);
   contactsContract(name, open);
   webhooksContract(name, open);
+  oauthContract(name, open);
 }
 
 // ---------------------------------------------------------------- accounts
@@ -759,6 +760,163 @@ function webhooksContract(name: string, open: OpenStore): void {
     const ids = claims.flat().map((d) => d.id);
     assert.is(ids.length, 20);
     assert.is(new Set(ids).size, 20);
+  });
+
+  test.run();
+}
+
+// ---------------------------------------------------------------- OAuth grants, codes and tokens
+
+function oauthContract(name: string, open: OpenStore): void {
+  const test = storeSuite(`${name} store: oauth`, open);
+  const DAY = 86_400_000;
+
+  /** A user, an app of another owner, and builders of codes and tokens to store. */
+  async function setup(store: Store) {
+    const user = await newUser(store, { email: `u${randomUUID()}@example.com`, displayName: 'Ana' });
+    const owner = await newUser(store);
+    const app = await store.accounts.createApp({ id: randomUUID(), orgId: null, ownerId: owner.id, name: 'Gallery', redirectUris: ['https://app.example/cb'], scopes: ['openid', 'email', 'sign'] });
+    const code = (over: Partial<{ hash: string; expiresAt: number; scopes: string[] }> = {}) => ({
+      hash: hex(), redirectUri: 'https://app.example/cb', scopes: ['openid', 'sign'], codeChallenge: 'c'.repeat(43), expiresAt: Date.now() + 600_000, ...over,
+    });
+    const tokens = () => ({ access: { hash: hex(), expiresAt: Date.now() + DAY }, refresh: { hash: hex(), expiresAt: Date.now() + 30 * DAY } });
+    return { user, app, code, tokens };
+  }
+
+  async function consented(store: Store, s: Awaited<ReturnType<typeof setup>>, scopes = ['openid', 'sign']) {
+    const code = s.code({ scopes });
+    const grant = await store.oauth.consent({ grantId: randomUUID(), userId: s.user.id, appId: s.app.id, scopes, code, events: [], now: Date.now() });
+    return { grant, code };
+  }
+
+  const eventsOf = async (store: Store, type: string) => (await store.signatures.pendingEvents(1000)).filter((e) => e.type === type);
+
+  test('consent: a grant whose scopes grow, the shared e-mail kept until replaced, its event written with it', async ({ store }) => {
+    const s = await setup(store);
+    const event = { appId: s.app.id, type: 'oauth.authorized', payload: { user_id: s.user.id, scopes: ['openid', 'email'] } };
+    const first = await store.oauth.consent({ grantId: randomUUID(), userId: s.user.id, appId: s.app.id, scopes: ['openid', 'email'], sharedEmail: 'ana@example.com', code: s.code(), events: [event], now: 1_000 });
+    assert.equal(first.scopes, ['openid', 'email']);
+    assert.is(first.sharedEmail, 'ana@example.com');
+    const second = await store.oauth.consent({ grantId: randomUUID(), userId: s.user.id, appId: s.app.id, scopes: ['openid', 'sign'], code: s.code(), events: [], now: 2_000 });
+    assert.is(second.id, first.id, 'one grant per user and app');
+    assert.equal(second.scopes, ['openid', 'email', 'sign']);
+    assert.is(second.sharedEmail, 'ana@example.com', 'kept when not given');
+    assert.is(second.createdAt, 1_000);
+    assert.is(second.updatedAt, 2_000);
+    assert.equal(await store.oauth.getGrant(s.user.id, s.app.id), second);
+    const written = await eventsOf(store, 'oauth.authorized');
+    assert.equal(written.map((e) => [e.app_id, e.payload]), [[s.app.id, event.payload]]);
+    assert.is(await storeErrorOf(StoreNotFoundError, store.oauth.consent({ grantId: randomUUID(), userId: s.user.id, appId: randomUUID(), scopes: ['openid'], code: s.code(), events: [], now: 1 })), 'app');
+    assert.is(await storeErrorOf(StoreNotFoundError, store.oauth.consent({ grantId: randomUUID(), userId: randomUUID(), appId: s.app.id, scopes: ['openid'], code: s.code(), events: [], now: 1 })), 'user');
+    assert.is(await store.oauth.createCode(randomUUID(), s.code(), Date.now()), false, 'no such grant');
+    assert.is(await store.oauth.createCode(first.id, s.code(), Date.now()), true);
+  });
+
+  test('a code is redeemed once: the second redemption revokes what the first issued; a refused one is used up', async ({ store }) => {
+    const s = await setup(store);
+    const { grant, code } = await consented(store, s);
+    const t = s.tokens();
+    const seen: string[] = [];
+    const issued = await store.oauth.redeemCode(code.hash, Date.now(), (c) => {
+      seen.push(c.redirectUri);
+      return null;
+    }, t);
+    assert.is(issued.outcome, 'issued');
+    assert.equal(seen, ['https://app.example/cb']);
+    const stored = (issued as { code: { userId: string; appId: string; grantId: string; scopes: string[]; codeChallenge: string } }).code;
+    assert.equal([stored.userId, stored.appId, stored.grantId, stored.scopes, stored.codeChallenge], [s.user.id, s.app.id, grant.id, ['openid', 'sign'], 'c'.repeat(43)]);
+    const access = await store.oauth.findAccessToken(t.access.hash, Date.now());
+    assert.equal(access && [access.userId, access.appId, access.scopes], [s.user.id, s.app.id, ['openid', 'sign']]);
+    assert.is((await store.oauth.getRefreshToken(t.refresh.hash))?.appId, s.app.id);
+
+    assert.is((await store.oauth.redeemCode(code.hash, Date.now(), () => null, s.tokens())).outcome, 'replayed');
+    assert.is(await store.oauth.findAccessToken(t.access.hash, Date.now()), null, 'the access token of the replayed code is gone');
+    assert.is(await store.oauth.getRefreshToken(t.refresh.hash), null, 'and its refresh token');
+    assert.is((await store.oauth.redeemCode(hex(), Date.now(), () => null, s.tokens())).outcome, 'unknown');
+
+    const other = s.code();
+    assert.ok(await store.oauth.createCode(grant.id, other, Date.now()));
+    const refusedTokens = s.tokens();
+    const refused = await store.oauth.redeemCode(other.hash, Date.now(), () => 'wrong verifier', refusedTokens);
+    assert.equal([refused.outcome, (refused as { problem?: string }).problem], ['refused', 'wrong verifier']);
+    assert.is(await store.oauth.findAccessToken(refusedTokens.access.hash, Date.now()), null, 'nothing issued');
+    assert.is((await store.oauth.redeemCode(other.hash, Date.now(), () => null, s.tokens())).outcome, 'replayed', 'a refused code is used up');
+  });
+
+  test('concurrent redemptions of one code: exactly one issues tokens', async ({ store }) => {
+    const s = await setup(store);
+    const { code } = await consented(store, s);
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => store.oauth.redeemCode(code.hash, Date.now(), () => null, s.tokens())));
+    assert.equal(outcomes.map((o) => o.outcome).sort(), ['issued', 'replayed', 'replayed', 'replayed', 'replayed', 'replayed']);
+  });
+
+  test('refresh: new access tokens while the refresh token stands; revocation is the owning app\'s, ends them and writes its event once', async ({ store }) => {
+    const s = await setup(store);
+    const { code } = await consented(store, s);
+    const t = s.tokens();
+    await store.oauth.redeemCode(code.hash, Date.now(), () => null, t);
+    const second = { hash: hex(), expiresAt: Date.now() + DAY, scopes: ['openid'] };
+    assert.is(await store.oauth.addAccessToken(t.refresh.hash, second, Date.now()), true);
+    assert.equal((await store.oauth.findAccessToken(second.hash, Date.now()))?.scopes, ['openid']);
+    assert.is(await store.oauth.addAccessToken(hex(), { hash: hex(), expiresAt: Date.now() + DAY, scopes: ['openid'] }, Date.now()), false);
+
+    const event = (token: { appId: string }) => [{ appId: token.appId, type: 'oauth.token.revoked', payload: { token_type: 'refresh_token' } }];
+    assert.is(await store.oauth.revokeRefreshToken(t.refresh.hash, randomUUID(), Date.now(), event), false, 'another client\'s');
+    assert.ok(await store.oauth.findAccessToken(t.access.hash, Date.now()), 'left alone');
+    assert.is(await store.oauth.revokeRefreshToken(t.refresh.hash, s.app.id, Date.now(), event), true);
+    assert.is(await store.oauth.findAccessToken(t.access.hash, Date.now()), null);
+    assert.is(await store.oauth.findAccessToken(second.hash, Date.now()), null, 'every access token of the refresh token ends');
+    assert.ok((await store.oauth.getRefreshToken(t.refresh.hash))?.revokedAt);
+    assert.is(await store.oauth.addAccessToken(t.refresh.hash, { hash: hex(), expiresAt: Date.now() + DAY, scopes: ['openid'] }, Date.now()), false);
+    assert.is(await store.oauth.revokeRefreshToken(t.refresh.hash, s.app.id, Date.now(), event), false, 'once');
+    assert.equal((await eventsOf(store, 'oauth.token.revoked')).map((e) => [e.app_id, e.payload]), [[s.app.id, { token_type: 'refresh_token' }]]);
+  });
+
+  test('an expired access token is not found', async ({ store }) => {
+    const s = await setup(store);
+    const { code } = await consented(store, s);
+    const t = s.tokens();
+    t.access.expiresAt = Date.now() + 1_000;
+    await store.oauth.redeemCode(code.hash, Date.now(), () => null, t);
+    assert.ok(await store.oauth.findAccessToken(t.access.hash, Date.now()));
+    assert.is(await store.oauth.findAccessToken(t.access.hash, Date.now() + 1_000), null);
+  });
+
+  test('a changed display name writes user.profile.updated for each app holding a live refresh token, in its transaction', async ({ store }) => {
+    const s = await setup(store);
+    const { code } = await consented(store, s);
+    const t = s.tokens();
+    await store.oauth.redeemCode(code.hash, Date.now(), () => null, t);
+    const second = await setup(store); // another app of another owner, revoked below
+    const other = await store.accounts.createApp({ id: randomUUID(), orgId: null, ownerId: second.user.id, name: 'Other', redirectUris: [], scopes: ['openid'] });
+    const otherCode = s.code();
+    await store.oauth.consent({ grantId: randomUUID(), userId: s.user.id, appId: other.id, scopes: ['openid'], code: otherCode, events: [], now: Date.now() });
+    const otherTokens = s.tokens();
+    await store.oauth.redeemCode(otherCode.hash, Date.now(), () => null, otherTokens);
+    await store.oauth.revokeRefreshToken(otherTokens.refresh.hash, other.id, Date.now(), () => []);
+
+    await store.accounts.updateUser(s.user.id, { displayName: 'Ana Lima' });
+    await store.accounts.updateUser(s.user.id, { displayName: 'Ana Lima' }); // unchanged: nothing
+    await store.accounts.updateUser(s.user.id, { username: `ana${randomUUID().slice(0, 8)}` }); // not the display name
+    const events = await eventsOf(store, 'user.profile.updated');
+    assert.equal(events.map((e) => [e.app_id, e.payload]), [[s.app.id, { user_id: s.user.id, fields_changed: ['display_name'] }]]);
+  });
+
+  test('the user\'s grants, and deleting one ends its tokens and its shared e-mail', async ({ store }) => {
+    const s = await setup(store);
+    const grant = await store.oauth.consent({ grantId: randomUUID(), userId: s.user.id, appId: s.app.id, scopes: ['openid', 'email'], sharedEmail: 'ana@example.com', code: s.code(), events: [], now: 5 });
+    const code = s.code();
+    await store.oauth.createCode(grant.id, code, Date.now());
+    const t = s.tokens();
+    await store.oauth.redeemCode(code.hash, Date.now(), () => null, t);
+    const listed = await store.oauth.listGrants(s.user.id);
+    assert.equal(listed.map((g) => [g.appId, g.appName, g.scopes, g.sharedEmail]), [[s.app.id, 'Gallery', ['openid', 'email'], 'ana@example.com']]);
+    assert.is(await store.oauth.deleteGrant(s.user.id, randomUUID()), false);
+    assert.is(await store.oauth.deleteGrant(s.user.id, s.app.id), true);
+    assert.is(await store.oauth.getGrant(s.user.id, s.app.id), null);
+    assert.is(await store.oauth.findAccessToken(t.access.hash, Date.now()), null);
+    assert.is(await store.oauth.getRefreshToken(t.refresh.hash), null);
+    assert.equal(await store.oauth.listGrants(s.user.id), []);
   });
 
   test.run();

@@ -150,7 +150,9 @@ export interface AccountsStore {
   /**
    * Null when no such user; StoreConflictError('username') when the username is taken.
    * A change to a field public answers can show (display name, username, picture, public
-   * fields) appends a 'profile' change.
+   * fields) appends a 'profile' change. A changed display name writes
+   * `user.profile.updated` to the outbox, in the same transaction, for every app holding
+   * an unrevoked, unexpired refresh token of the user (spec 6).
    */
   updateUser(id: string, patch: UserPatch): Promise<User | null>;
   setUserTier(id: string, tier: UserTier): Promise<boolean>;
@@ -523,6 +525,115 @@ export interface WebhooksStore {
   backlog(): Promise<{ events: number; deliveries: number }>;
 }
 
+// ---------------------------------------------------------------- OAuth 2.0 (spec 2.8, 3.4; decisions.md 7)
+
+/**
+ * A user's consent to an app: the scopes granted so far (a union over consents) and,
+ * with `email`, the verified address the user shared (spec 2.8; deleted with the grant).
+ * Codes and tokens hang off a grant; deleting it (the user revokes the app) ends them.
+ */
+export interface OAuthGrant {
+  id: string;
+  userId: string;
+  appId: string;
+  scopes: string[];
+  sharedEmail: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A grant as the user's list of apps shows it. */
+export interface OAuthGrantListing extends OAuthGrant {
+  appName: string;
+}
+
+/** An authorization code to store: only its SHA-256 (hex) is kept. */
+export interface NewOAuthCode {
+  hash: string;
+  redirectUri: string;
+  scopes: string[];
+  /** BASE64URL(SHA-256(verifier)) (RFC 7636 S256). */
+  codeChallenge: string;
+  expiresAt: number;
+}
+
+export interface StoredOAuthCode extends NewOAuthCode {
+  grantId: string;
+  userId: string;
+  appId: string;
+  createdAt: number;
+}
+
+/** A token to store: only its SHA-256 (hex) is kept. */
+export interface NewOAuthToken {
+  hash: string;
+  expiresAt: number;
+}
+
+export interface StoredRefreshToken {
+  hash: string;
+  grantId: string;
+  userId: string;
+  appId: string;
+  scopes: string[];
+  expiresAt: number;
+  revokedAt: number | null;
+}
+
+/** What a valid access token stands for. */
+export interface OAuthAccess {
+  userId: string;
+  appId: string;
+  scopes: string[];
+  grantId: string;
+  expiresAt: number;
+}
+
+/** How a code redemption ended (redeemCode). */
+export type CodeRedemption =
+  | { outcome: 'issued'; code: StoredOAuthCode }
+  /** No code with this hash. */
+  | { outcome: 'unknown' }
+  /** Used before: every token issued from it was revoked now (RFC 6749 4.1.2, RFC 9700 4.5). */
+  | { outcome: 'replayed'; code: StoredOAuthCode }
+  /** `decide` refused it (the code is used up all the same). */
+  | { outcome: 'refused'; code: StoredOAuthCode; problem: string };
+
+export interface OAuthStore {
+  getGrant(userId: string, appId: string): Promise<OAuthGrant | null>;
+  /**
+   * The user's consent, in one transaction: creates the grant or adds `scopes` to its
+   * own, sets the shared e-mail when `sharedEmail` is given (a string, or null to drop
+   * it), stores `code` under it and writes `events` (oauth.authorized) to the outbox.
+   * StoreNotFoundError 'user' or 'app'.
+   */
+  consent(input: { grantId: string; userId: string; appId: string; scopes: string[]; sharedEmail?: string | null; code: NewOAuthCode; events: readonly OutboxEvent[]; now: number }): Promise<OAuthGrant>;
+  /** Stores a code under an existing grant (scopes granted before: no consent, no event); false when the grant is gone. */
+  createCode(grantId: string, code: NewOAuthCode, now: number): Promise<boolean>;
+  /**
+   * Redeems a code in one transaction: unknown; used before (replayed: then deletes
+   * every refresh and access token issued from it); otherwise marks it used, asks
+   * `decide` (a problem string refuses, the code stays used) and stores `tokens`
+   * (the refresh token remembers the code, the access token its refresh token).
+   */
+  redeemCode(codeHash: string, now: number, decide: (code: StoredOAuthCode) => string | null, tokens: { access: NewOAuthToken; refresh: NewOAuthToken }): Promise<CodeRedemption>;
+  getRefreshToken(hash: string): Promise<StoredRefreshToken | null>;
+  /** Stores an access token issued from a refresh token (scopes already narrowed); false when the refresh token is gone or revoked. */
+  addAccessToken(refreshHash: string, access: NewOAuthToken & { scopes: string[] }, now: number): Promise<boolean>;
+  /** The unexpired access token with this hash, whose grant and app still stand (an inactive app's tokens are void). */
+  findAccessToken(hash: string, now: number): Promise<OAuthAccess | null>;
+  /**
+   * Revokes the refresh token if it is `appId`'s and not revoked yet, deletes the access
+   * tokens issued from it and writes `events(token)` to the outbox, in one transaction.
+   * False (nothing written) otherwise.
+   */
+  revokeRefreshToken(hash: string, appId: string, now: number, events: (token: StoredRefreshToken) => readonly OutboxEvent[]): Promise<boolean>;
+  /** The user's grants, oldest first. */
+  listGrants(userId: string): Promise<OAuthGrantListing[]>;
+  /** Deletes the grant (its shared e-mail, codes and tokens with it); false when there is none. */
+  deleteGrant(userId: string, appId: string): Promise<boolean>;
+}
+
 export interface Store {
   /** Which engine holds the data (for /healthz). */
   readonly engine: 'sqlite' | 'postgres';
@@ -530,6 +641,7 @@ export interface Store {
   signatures: SignaturesStore;
   contacts: ContactStore;
   webhooks: WebhooksStore;
+  oauth: OAuthStore;
   feed: ChangeFeed;
   /**
    * Records `fingerprint` (of the node's secrets; never the secrets) unless one is

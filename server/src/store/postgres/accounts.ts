@@ -5,6 +5,7 @@ import type { AccountsStore, Agent, App, Cell, Org, OrgTier, PublicField, User, 
 import { StoreConflictError, StoreNotFoundError } from '../types.js';
 import type { PgDb, Queryable } from './db.js';
 import type { FeedWriter, PgChangeFeed } from './feed.js';
+import { recordProfileUpdated } from './oauth.js';
 
 interface UserRow {
   id: string;
@@ -181,7 +182,10 @@ export function createPgAccountsStore(db: PgDb, feed: PgChangeFeed): AccountsSto
         const update = `UPDATE users SET ${sets} WHERE id = $${columns.length + 1}`;
         if (columns.some((c) => PROFILE_COLUMNS.has(c))) {
           await feed.write(async (tx, changes) => {
-            if ((await tx.run(update, [...params, id])) === 1) await changes.append({ kind: 'profile', user_id: id, at: Date.now() });
+            const before = await tx.get<{ display_name: string | null }>('SELECT display_name FROM users WHERE id = $1 FOR UPDATE', [id]);
+            if ((await tx.run(update, [...params, id])) !== 1) return;
+            await changes.append({ kind: 'profile', user_id: id, at: Date.now() });
+            if (patch.displayName !== undefined && patch.displayName !== before?.display_name) await recordProfileUpdated(tx, id, Date.now());
           });
         } else {
           await db.run(update, [...params, id]);

@@ -22,6 +22,7 @@ import { createPgAccountsStore } from './accounts.js';
 import { createPgContactStore } from './contacts.js';
 import { PgDb } from './db.js';
 import { PgChangeFeed } from './feed.js';
+import { createPgOAuthStore } from './oauth.js';
 import { createPgSignaturesStore } from './signatures.js';
 import { createPgWebhooksStore } from './webhooks.js';
 
@@ -39,6 +40,7 @@ function pgStore(db: PgDb, feed: PgChangeFeed): PgStore {
     signatures: createPgSignaturesStore(db, feed),
     contacts: createPgContactStore(db),
     webhooks: createPgWebhooksStore(db),
+    oauth: createPgOAuthStore(db),
     feed,
     get listening() {
       return feed.listening;

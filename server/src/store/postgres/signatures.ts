@@ -122,7 +122,7 @@ const INSERT_SIGNATURES = `INSERT INTO signatures
   ORDER BY n
   RETURNING seq, action_hash`;
 
-async function insertEvents(q: Queryable, events: readonly OutboxEvent[], now: number): Promise<void> {
+export async function insertEvents(q: Queryable, events: readonly OutboxEvent[], now: number): Promise<void> {
   if (events.length === 0) return;
   await q.run(
     `INSERT INTO event_outbox (app_id, type, payload, created_at)

@@ -4,6 +4,7 @@ import type { AccountsStore, Agent, App, Cell, Org, OrgTier, PublicField, User, 
 import { StoreConflictError, StoreNotFoundError } from '../types.js';
 import type { Db, Queryable } from './db.js';
 import type { FeedWriter, SqliteChangeFeed } from './feed.js';
+import { recordProfileUpdated } from './oauth.js';
 
 interface UserRow {
   id: string;
@@ -197,8 +198,10 @@ export function createSqliteAccountsStore(db: Db, feed: SqliteChangeFeed): Accou
       if (patch.contactOptIn !== undefined) set('contact_opt_in', patch.contactOptIn ? 1 : 0);
       if (sets.length > 0) {
         await feed.write(async (tx, changes) => {
+        const before = await tx.get<{ display_name: string | null }>('SELECT display_name FROM users WHERE id = ?', [id]);
         const { changes: updated } = await tx.run(`UPDATE users SET ${sets.join(', ')} WHERE id = ?`, [...params, id]);
         if (updated === 1 && columns.some((c) => PROFILE_COLUMNS.has(c))) await changes.append({ kind: 'profile', user_id: id, at: Date.now() });
+        if (updated === 1 && patch.displayName !== undefined && patch.displayName !== before?.display_name) await recordProfileUpdated(tx, id, Date.now());
       });
       }
       return userBy('id = ?', [id]);

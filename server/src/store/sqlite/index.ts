@@ -4,6 +4,7 @@ import { createSqliteAccountsStore } from './accounts.js';
 import { createSqliteContactStore } from './contacts.js';
 import { Db, type MigrationListener } from './db.js';
 import { SqliteChangeFeed } from './feed.js';
+import { createSqliteOAuthStore } from './oauth.js';
 import { createSqliteSignaturesStore } from './signatures.js';
 import { createSqliteWebhooksStore } from './webhooks.js';
 
@@ -16,6 +17,7 @@ export function sqliteStore(db: Db): Store {
     signatures: createSqliteSignaturesStore(db, feed),
     contacts: createSqliteContactStore(db),
     webhooks: createSqliteWebhooksStore(db),
+    oauth: createSqliteOAuthStore(db),
     feed,
     // the secrets sit beside the database file: nothing to compare
     recordSecretsFingerprint: async (fingerprint) => fingerprint,

@@ -108,7 +108,7 @@ const INSERT_SIGNATURE = `INSERT INTO signatures
    user_id, app_id, source, published_at, pool, org_id, overage)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-async function insertEvents(q: Queryable, events: readonly OutboxEvent[], now: number): Promise<void> {
+export async function insertEvents(q: Queryable, events: readonly OutboxEvent[], now: number): Promise<void> {
   for (const e of events) {
     await q.run('INSERT INTO event_outbox (app_id, type, payload, created_at) VALUES (?, ?, ?, ?)', [
       e.appId,

@@ -1,0 +1,229 @@
+// OAuth grants, codes and tokens on SQLite (spec 2.8, 3.4; decisions.md 7). Values of
+// codes and tokens never reach here: only their SHA-256. The one writer serialises
+// every transaction, so a code is redeemed once however many exchanges race for it.
+import { StoreNotFoundError, type OAuthGrant, type OAuthStore, type OutboxEvent, type StoredOAuthCode, type StoredRefreshToken } from '../types.js';
+import type { Db, Queryable } from './db.js';
+import { insertEvents } from './signatures.js';
+
+interface GrantRow {
+  id: string;
+  user_id: string;
+  app_id: string;
+  scopes: string;
+  shared_email: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const toGrant = (r: GrantRow): OAuthGrant => ({
+  id: r.id,
+  userId: r.user_id,
+  appId: r.app_id,
+  scopes: JSON.parse(r.scopes) as string[],
+  sharedEmail: r.shared_email,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+interface CodeRow {
+  hash: string;
+  grant_id: string;
+  user_id: string;
+  app_id: string;
+  redirect_uri: string;
+  scopes: string;
+  code_challenge: string;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+const toCode = (r: CodeRow): StoredOAuthCode => ({
+  hash: r.hash,
+  grantId: r.grant_id,
+  userId: r.user_id,
+  appId: r.app_id,
+  redirectUri: r.redirect_uri,
+  scopes: JSON.parse(r.scopes) as string[],
+  codeChallenge: r.code_challenge,
+  expiresAt: r.expires_at,
+  createdAt: r.created_at,
+});
+
+interface RefreshRow {
+  hash: string;
+  grant_id: string;
+  user_id: string;
+  app_id: string;
+  scopes: string;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+const toRefresh = (r: RefreshRow): StoredRefreshToken => ({
+  hash: r.hash,
+  grantId: r.grant_id,
+  userId: r.user_id,
+  appId: r.app_id,
+  scopes: JSON.parse(r.scopes) as string[],
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+});
+
+const REFRESH_SELECT = `SELECT r.hash, r.grant_id, g.user_id, g.app_id, r.scopes, r.expires_at, r.revoked_at
+  FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id WHERE r.hash = ?`;
+
+async function insertCode(q: Queryable, grantId: string, code: { hash: string; redirectUri: string; scopes: string[]; codeChallenge: string; expiresAt: number }, now: number): Promise<void> {
+  await q.run(
+    'INSERT INTO oauth_codes (hash, grant_id, redirect_uri, scopes, code_challenge, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    [code.hash, grantId, code.redirectUri, JSON.stringify(code.scopes), code.codeChallenge, code.expiresAt, now],
+  );
+}
+
+/**
+ * Drops what can no longer be used: expired tokens, and expired codes, except a used
+ * code whose refresh token still exists (a replay of it must still find what to revoke).
+ */
+async function purgeExpired(q: Queryable, now: number): Promise<void> {
+  await q.run('DELETE FROM oauth_access_tokens WHERE expires_at <= ?', [now]);
+  await q.run('DELETE FROM oauth_refresh_tokens WHERE expires_at <= ?', [now]);
+  await q.run(
+    `DELETE FROM oauth_codes WHERE expires_at <= ?
+       AND (used_at IS NULL OR NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.code_hash = oauth_codes.hash))`,
+    [now],
+  );
+}
+
+/**
+ * Spec 6 `user.profile.updated`, inside the caller's transaction (accounts.ts updateUser,
+ * on a changed display name): one outbox row per app holding an unrevoked, unexpired
+ * refresh token of the user.
+ */
+export async function recordProfileUpdated(q: Queryable, userId: string, now: number): Promise<void> {
+  const apps = await q.all<{ app_id: string }>(
+    `SELECT DISTINCT g.app_id FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id
+     WHERE g.user_id = ? AND r.revoked_at IS NULL AND r.expires_at > ? ORDER BY g.app_id`,
+    [userId, now],
+  );
+  const payload = { user_id: userId, fields_changed: ['display_name'] };
+  await insertEvents(q, apps.map((a): OutboxEvent => ({ appId: a.app_id, type: 'user.profile.updated', payload })), now);
+}
+
+export function createSqliteOAuthStore(db: Db): OAuthStore {
+  const grantOf = async (q: Queryable, userId: string, appId: string) => {
+    const row = await q.get<GrantRow>('SELECT * FROM oauth_grants WHERE user_id = ? AND app_id = ?', [userId, appId]);
+    return row ? toGrant(row) : null;
+  };
+
+  return {
+    getGrant: (userId, appId) => grantOf(db, userId, appId),
+
+    consent(input) {
+      return db.transaction(async (tx) => {
+        if (!(await tx.get('SELECT 1 FROM users WHERE id = ?', [input.userId]))) throw new StoreNotFoundError('user');
+        if (!(await tx.get('SELECT 1 FROM apps WHERE id = ?', [input.appId]))) throw new StoreNotFoundError('app');
+        const before = await grantOf(tx, input.userId, input.appId);
+        const scopes = [...new Set([...(before?.scopes ?? []), ...input.scopes])];
+        const email = input.sharedEmail !== undefined ? input.sharedEmail : (before?.sharedEmail ?? null);
+        let grantId = before?.id ?? input.grantId;
+        if (before === null) {
+          await tx.run('INSERT INTO oauth_grants (id, user_id, app_id, scopes, shared_email, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+            grantId, input.userId, input.appId, JSON.stringify(scopes), email, input.now, input.now,
+          ]);
+        } else {
+          grantId = before.id;
+          await tx.run('UPDATE oauth_grants SET scopes = ?, shared_email = ?, updated_at = ? WHERE id = ?', [JSON.stringify(scopes), email, input.now, grantId]);
+        }
+        await insertCode(tx, grantId, input.code, input.now);
+        await insertEvents(tx, input.events, input.now);
+        return (await grantOf(tx, input.userId, input.appId))!;
+      });
+    },
+
+    createCode(grantId, code, now) {
+      return db.transaction(async (tx) => {
+        if (!(await tx.get('SELECT 1 FROM oauth_grants WHERE id = ?', [grantId]))) return false;
+        await insertCode(tx, grantId, code, now);
+        return true;
+      });
+    },
+
+    redeemCode(codeHash, now, decide, tokens) {
+      return db.transaction(async (tx) => {
+        await purgeExpired(tx, now);
+        const row = await tx.get<CodeRow>(
+          `SELECT c.*, g.user_id, g.app_id FROM oauth_codes c JOIN oauth_grants g ON g.id = c.grant_id WHERE c.hash = ?`,
+          [codeHash],
+        );
+        if (!row) return { outcome: 'unknown' as const };
+        const code = toCode(row);
+        if (row.used_at !== null) {
+          // the access tokens go with their refresh token (ON DELETE CASCADE)
+          await tx.run('DELETE FROM oauth_refresh_tokens WHERE code_hash = ?', [codeHash]);
+          return { outcome: 'replayed' as const, code };
+        }
+        await tx.run('UPDATE oauth_codes SET used_at = ? WHERE hash = ?', [now, codeHash]);
+        const problem = decide(code);
+        if (problem !== null) return { outcome: 'refused' as const, code, problem };
+        const scopes = JSON.stringify(code.scopes);
+        await tx.run('INSERT INTO oauth_refresh_tokens (hash, grant_id, code_hash, scopes, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+          tokens.refresh.hash, code.grantId, codeHash, scopes, tokens.refresh.expiresAt, now,
+        ]);
+        await tx.run('INSERT INTO oauth_access_tokens (hash, refresh_hash, grant_id, scopes, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+          tokens.access.hash, tokens.refresh.hash, code.grantId, scopes, tokens.access.expiresAt, now,
+        ]);
+        return { outcome: 'issued' as const, code };
+      });
+    },
+
+    async getRefreshToken(hash) {
+      const row = await db.get<RefreshRow>(REFRESH_SELECT, [hash]);
+      return row ? toRefresh(row) : null;
+    },
+
+    addAccessToken(refreshHash, access, now) {
+      return db.transaction(async (tx) => {
+        const refresh = await tx.get<{ grant_id: string }>('SELECT grant_id FROM oauth_refresh_tokens WHERE hash = ? AND revoked_at IS NULL AND expires_at > ?', [refreshHash, now]);
+        if (!refresh) return false;
+        await tx.run('DELETE FROM oauth_access_tokens WHERE expires_at <= ?', [now]);
+        await tx.run('INSERT INTO oauth_access_tokens (hash, refresh_hash, grant_id, scopes, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+          access.hash, refreshHash, refresh.grant_id, JSON.stringify(access.scopes), access.expiresAt, now,
+        ]);
+        return true;
+      });
+    },
+
+    async findAccessToken(hash, now) {
+      const row = await db.get<{ user_id: string; app_id: string; scopes: string; grant_id: string; expires_at: number }>(
+        `SELECT g.user_id, g.app_id, t.scopes, t.grant_id, t.expires_at
+         FROM oauth_access_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN apps a ON a.id = g.app_id
+         WHERE t.hash = ? AND t.expires_at > ? AND a.active = 1`,
+        [hash, now],
+      );
+      return row ? { userId: row.user_id, appId: row.app_id, scopes: JSON.parse(row.scopes) as string[], grantId: row.grant_id, expiresAt: row.expires_at } : null;
+    },
+
+    revokeRefreshToken(hash, appId, now, events) {
+      return db.transaction(async (tx) => {
+        const row = await tx.get<RefreshRow>(REFRESH_SELECT, [hash]);
+        if (!row || row.app_id !== appId || row.revoked_at !== null) return false;
+        await tx.run('UPDATE oauth_refresh_tokens SET revoked_at = ? WHERE hash = ?', [now, hash]);
+        await tx.run('DELETE FROM oauth_access_tokens WHERE refresh_hash = ?', [hash]);
+        await insertEvents(tx, events(toRefresh(row)), now);
+        return true;
+      });
+    },
+
+    async listGrants(userId) {
+      const rows = await db.all<GrantRow & { app_name: string }>(
+        'SELECT g.*, a.name AS app_name FROM oauth_grants g JOIN apps a ON a.id = g.app_id WHERE g.user_id = ? ORDER BY g.created_at, g.id',
+        [userId],
+      );
+      return rows.map((r) => ({ ...toGrant(r), appName: r.app_name }));
+    },
+
+    async deleteGrant(userId, appId) {
+      return (await db.run('DELETE FROM oauth_grants WHERE user_id = ? AND app_id = ?', [userId, appId])).changes > 0;
+    },
+  };
+}
