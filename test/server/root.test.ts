@@ -20,7 +20,7 @@ import { fingerprintFile } from '../../src/media/fingerprint.js';
 import { startTestServer } from '../helpers/server.js';
 
 /** The parts composeServer builds, in build order. */
-const PARTS = ['store', 'pool', 'match_index', 'verify_cache', 'rate_limits', 'uploads', 'token_verifiers'];
+const PARTS = ['store', 'pool', 'match_index', 'verify_cache', 'content_rights_cache', 'rate_limits', 'uploads', 'token_verifiers', 'contact_relay', 'webhooks'];
 const S = '/api/v1/sign-it';
 
 /** A debug logger whose lines are kept, parsed. */
