@@ -89,7 +89,7 @@ const deps = server.deps;
 const S = `${server.url}/api/v1/sign-it`;
 try {
   // three signers of one file, one of them opted in to contact
-  const signers = [];
+  const signers: { agentKey: string; token: string }[] = [];
   for (let i = 0; i < 3; i++) {
     const user = await createUserAccount(deps, { email: `bench${i}@signer.example`, password: 'bench password 1234' });
     await deps.store.accounts.setUserTier(user.id, 'premium_plus');
