@@ -206,4 +206,19 @@ test('the page and its files: a strict CSP on the page, no inline script, the li
   assert.is((await get('/assets/provenant/lib/../../package.json')).status, 404, 'only listed files');
 });
 
+test('per-IP limits of spec 8: creator 30/min, content-rights and badge 60/min, then 429 rate_limited', async () => {
+  const limited = await startTestServer();
+  try {
+    const key = agentKeyFromPublicKey(randomBytes(32));
+    for (const [path, max] of [[`${S}/creator/${key}`, 30], [`${S}/content-rights?hash=${hex()}`, 60], [`${S}/badge?hash=${hex()}`, 60]] as const) {
+      const statuses = [];
+      for (let i = 0; i <= max; i++) statuses.push((await fetch(`${limited.url}${path}`)).status);
+      assert.equal(statuses.slice(0, max), new Array(max).fill(200), path);
+      assert.is(statuses[max], 429, `${path}: request ${max + 1}`);
+    }
+  } finally {
+    await limited.close();
+  }
+});
+
 test.run();
