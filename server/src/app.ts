@@ -13,6 +13,7 @@ import { signItRoutes } from './signit/routes.js';
 import { matchingRoutes } from './matching/routes.js';
 import { publicRoutes } from './public/routes.js';
 import { WEBHOOKS_PREFIX, webhookRoutes } from './webhooks/routes.js';
+import { ACCOUNT_PREFIX, accountAppsRoutes, OAUTH_PREFIX, oauthMetadataRoutes, oauthRoutes, WELL_KNOWN_PREFIX } from './oauth/routes.js';
 
 /** [prefix, router factory] of every feature, in mount order (GET /openapi.json's test walks them). */
 export const FEATURES: [string, (deps: ServerDeps) => Router][] = [
@@ -23,6 +24,9 @@ export const FEATURES: [string, (deps: ServerDeps) => Router][] = [
   ['/api/v1/sign-it', matchingRoutes],
   ['', publicRoutes],
   [WEBHOOKS_PREFIX, webhookRoutes],
+  [OAUTH_PREFIX, oauthRoutes],
+  [WELL_KNOWN_PREFIX, oauthMetadataRoutes],
+  [ACCOUNT_PREFIX, accountAppsRoutes],
 ];
 
 export function createApp(deps: ServerDeps): Koa<AppState> {

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './log.js';
 import { MatchingService } from './matching/service.js';
 import { UploadGate } from './matching/upload.js';
 import { Metrics } from './metrics.js';
+import { oauthAccessTokenVerifier } from './oauth/verifier.js';
 import { RateLimitStores } from './ratelimit.js';
 import { SharedRedis } from './redis.js';
 import { adoptDataDirSecrets, loadSecret, secretsFingerprint } from './secrets.js';
@@ -22,7 +23,7 @@ import type { Store } from './store/types.js';
 
 export interface ComposeOptions {
   log?: Logger;
-  /** Token verifiers tried after the session tokens' (OAuth access tokens arrive with their issue; tests stand one in). */
+  /** Token verifiers tried after the session tokens' and the OAuth access tokens' (tests stand one in). */
   tokenVerifiers?: readonly TokenVerifier[];
   /** Extra CA certificates (PEM) webhook deliveries trust beside Node's roots (in-process tests; a server process takes NODE_EXTRA_CA_CERTS). */
   webhookCa?: string;
@@ -154,7 +155,7 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     parts.add({ name: 'uploads', health: () => ({ status: 'ok', in_flight: uploads.inFlight, max: uploads.max }) });
     metrics.gauge('provenant_uploads_in_flight', 'Uploads being read or fingerprinted (at most 2 per worker)', [], () => uploads.inFlight);
 
-    const tokenVerifiers = [sessionTokenVerifier, ...(options.tokenVerifiers ?? [])];
+    const tokenVerifiers = [sessionTokenVerifier, oauthAccessTokenVerifier, ...(options.tokenVerifiers ?? [])];
     parts.add({ name: 'token_verifiers', health: () => ({ status: 'ok', count: tokenVerifiers.length }) });
 
     // the contact relay's queue, drained in the background by SMTP or into the outbox
