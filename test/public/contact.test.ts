@@ -9,8 +9,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { ContactRelay } from '../../server/src/contact/mailer.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { newSigner, S, sign, revoke, type Signer } from './support.js';
+
+/** SQLite, or PostgreSQL when imported with ?engine=postgres (test/postgres/suites.test.ts). */
+const engine = testEngine(import.meta.url);
 
 const hex = () => randomBytes(32).toString('hex');
 let ipCounter = 0;
@@ -73,7 +76,7 @@ const named = (h: [string, string][], name: string) => h.filter(([n]) => n === n
 const relay = suite<{ srv: TestServer; optedIn: Signer; silent: Signer; profile: Signer; fileOpen: string; fileClosed: string }>('contact relay, outbox');
 
 relay.before(async (ctx) => {
-  ctx.srv = await startTestServer({ PROVENANT_TRUST_PROXY: '1', PROVENANT_MAIL_FROM: 'relay@provenant.example' });
+  ctx.srv = await startTestServer({ PROVENANT_TRUST_PROXY: '1', PROVENANT_MAIL_FROM: 'relay@provenant.example' }, { engine });
   ctx.optedIn = await newSigner(ctx.srv, { email: `open-${Date.now()}@signer.example` });
   ctx.silent = await newSigner(ctx.srv, { email: `closed-${Date.now()}@signer.example` });
   ctx.profile = await newSigner(ctx.srv, { email: `profile-${Date.now()}@signer.example`, contactOptIn: true });
@@ -241,7 +244,7 @@ smtp.before(async (ctx) => {
   });
   await new Promise<void>((resolve) => ctx.server.listen(0, '127.0.0.1', () => resolve()));
   const port = (ctx.server.server.address() as { port: number }).port;
-  ctx.srv = await startTestServer({ PROVENANT_SMTP_URL: `smtp://127.0.0.1:${port}`, PROVENANT_MAIL_FROM: 'relay@provenant.example' });
+  ctx.srv = await startTestServer({ PROVENANT_SMTP_URL: `smtp://127.0.0.1:${port}`, PROVENANT_MAIL_FROM: 'relay@provenant.example' }, { engine });
   ctx.signer = await newSigner(ctx.srv, { email: `smtp-${Date.now()}@signer.example` });
   ctx.file = hex();
   await sign(ctx.srv, ctx.signer, { file_hash: ctx.file, content_rights: { contact_preference: 'allow_contact_requests' } });
@@ -276,7 +279,7 @@ smtp('delivered over SMTP: envelope to the signer, one From, no Bcc, the sender 
 });
 
 smtp('an SMTP server that is down: the answer is the same, the request stays queued for a retry', async () => {
-  const srv = await startTestServer({ PROVENANT_SMTP_URL: 'smtp://127.0.0.1:1' });
+  const srv = await startTestServer({ PROVENANT_SMTP_URL: 'smtp://127.0.0.1:1' }, { engine });
   try {
     const signer = await newSigner(srv);
     const file = hex();

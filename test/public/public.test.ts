@@ -5,14 +5,17 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { agentKeyFromPublicKey, didFromAgentKey, parseAgentKey, toBase64 } from 'provenant';
-import { apiRequest, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { newSigner, revoke, S, sign } from './support.js';
+
+/** SQLite, or PostgreSQL when imported with ?engine=postgres (test/postgres/suites.test.ts). */
+const engine = testEngine(import.meta.url);
 
 const hex = () => randomBytes(32).toString('hex');
 let srv: TestServer;
 
 test.before(async () => {
-  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' });
+  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' }, { engine });
 });
 test.after(async () => srv.close());
 
@@ -207,7 +210,7 @@ test('the page and its files: a strict CSP on the page, no inline script, the li
 });
 
 test('per-IP limits of spec 8: creator 30/min, content-rights and badge 60/min, then 429 rate_limited', async () => {
-  const limited = await startTestServer();
+  const limited = await startTestServer({}, { engine });
   try {
     const key = agentKeyFromPublicKey(randomBytes(32));
     for (const [path, max] of [[`${S}/creator/${key}`, 30], [`${S}/content-rights?hash=${hex()}`, 60], [`${S}/badge?hash=${hex()}`, 60]] as const) {
