@@ -9,6 +9,7 @@ import { CONTACT_PURPOSES } from '../domain/contact.js';
 import { createAppBody } from '../developer/schema.js';
 import { createWebhookBody, updateWebhookBody } from '../webhooks/schema.js';
 import { ERRORS } from '../errors.js';
+import { SCOPE_WORDS } from '../domain/oauth.js';
 import { ASSETS } from './assets.js';
 import { BADGE_FORMATS, BADGE_STYLES, BADGE_THEMES, contactBody } from './schema.js';
 
@@ -138,6 +139,41 @@ add('post', '/api/v1/developer/apps', { tag: 'developer', auth: 'session', summa
 add('get', '/api/v1/developer/apps', { tag: 'developer', auth: 'session', summary: "The caller's apps", responses: { 200: ['the apps', json(z.object({ apps: z.array(app) }))] } });
 add('post', '/api/v1/developer/apps/{id}/token', { tag: 'developer', auth: 'session', path: { id: 'the app id' }, summary: 'A developer session token carrying the app', responses: { 200: ['the token', json(z.object({ token: z.string(), app_id: z.string(), expires_in: z.number().int() }))] } });
 
+// OAuth 2.0 + PKCE (spec 2.8, 4.16; decisions.md 7): token, userinfo and revoke errors are {error, error_description}
+const oauthError = json(z.object({ error: z.string(), error_description: z.string() }).catchall(z.unknown()).describe('spec 7: OAuth error body'));
+const tokenResponse = json(z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), refresh_token: z.string(), scope: z.string() }).describe('spec 2.8'));
+const oauthParam = (description: string, required = true) => ({ schema: { type: 'string' }, required, description });
+const authorizeQuery = {
+  response_type: oauthParam('code'), client_id: oauthParam('the app\'s client_id'), redirect_uri: oauthParam('one of the app\'s registered URIs, exactly'),
+  scope: oauthParam('space-separated (spec 2.8)'), state: oauthParam('returned as sent', false), code_challenge: oauthParam('BASE64URL(SHA-256(code_verifier))'), code_challenge_method: oauthParam('S256'),
+};
+const form = 'application/x-www-form-urlencoded';
+const tokenRequest = z.union([
+  z.object({ grant_type: z.literal('authorization_code'), code: z.string(), redirect_uri: z.string(), client_id: z.string(), code_verifier: z.string().min(43).max(128) }),
+  z.object({ grant_type: z.literal('refresh_token'), refresh_token: z.string(), client_id: z.string(), scope: z.string().optional() }),
+]);
+const revokeRequest = z.object({ token: z.string(), token_type_hint: z.enum(['refresh_token', 'access_token']).optional(), client_id: z.string() });
+const authorizeAnswers: Op['responses'] = {
+  200: ['the sign-in or consent page', { type: 'string' }, 'text/html'],
+  302: ['back to redirect_uri with code, state and iss; or error, error_description, state and iss'],
+  303: ['after a form: back to redirect_uri (or to this endpoint after sign-in)'],
+  400: ['unknown client_id or unregistered redirect_uri: a page, never a redirect', { type: 'string' }, 'text/html'],
+};
+add('get', '/oauth/authorize', { tag: 'oauth', summary: 'Start an authorization: sign-in and consent pages, then a redirect (spec 4.16, decisions.md 7)', query: authorizeQuery, limit: '100/min', responses: authorizeAnswers });
+add('post', '/oauth/authorize', { tag: 'oauth', summary: 'The sign-in and consent forms of the authorize pages (CSRF-protected)', query: authorizeQuery, limit: '100/min',
+  body: { schema: json(z.union([z.object({ csrf_token: z.string(), email_or_username: z.string(), password: z.string() }), z.object({ csrf_token: z.string(), decision: z.enum(['approve', 'deny']) })])), type: form },
+  responses: { ...authorizeAnswers, 401: ['the sign-in page again: wrong credentials', { type: 'string' }, 'text/html'], 403: ['a form without its CSRF token', { type: 'string' }, 'text/html'] } });
+add('post', '/oauth/token', { tag: 'oauth', summary: 'Exchange a code (PKCE) or a refresh token for tokens; JSON or a form (50/min per client)', body: { schema: json(tokenRequest) },
+  responses: { 200: ['the tokens (Cache-Control: no-store)', tokenResponse], 400: ['invalid_request, invalid_client, invalid_grant, invalid_scope, unsupported_grant_type', oauthError] } });
+add('get', '/oauth/userinfo', { tag: 'oauth', summary: 'Who the access token belongs to, fields by scope (spec 2.8; 500/min per token)',
+  responses: { 200: ['userinfo', json(z.object({ sub: z.string(), name: nullable(z.string()), preferred_username: nullable(z.string()), did: nullable(z.string()), agent_pub_key: nullable(z.string()), profile_picture: nullable(z.string()), has_custom_picture: z.boolean(), email: z.string(), email_verified: z.boolean(), scope: z.string() }).partial().required({ sub: true, scope: true }))], 401: ['no or an invalid token (WWW-Authenticate: Bearer)', oauthError] } });
+add('post', '/oauth/revoke', { tag: 'oauth', summary: 'Revoke a refresh token and its access tokens; 200 whatever the token was (50/min per client)', body: { schema: json(revokeRequest) },
+  responses: { 200: ['done (or nothing to do)', { type: 'object' }], 400: ['invalid_request, invalid_client', oauthError] } });
+add('get', '/.well-known/oauth-authorization-server', { tag: 'oauth', summary: 'Authorization server metadata (RFC 8414)', responses: { 200: ['the metadata', { type: 'object' }] } });
+add('get', '/api/v1/account/apps', { tag: 'accounts', auth: 'session', summary: 'The apps holding access to your account',
+  responses: { 200: ['the apps', json(z.object({ apps: z.array(z.object({ client_id: z.string(), name: z.string(), scopes: z.array(z.string()), email_shared: z.boolean(), authorized_at: z.string(), updated_at: z.string() })) }))] } });
+add('delete', '/api/v1/account/apps/{client_id}', { tag: 'accounts', auth: 'session', path: { client_id: 'the app' }, summary: "Revoke an app's access: its tokens end and the shared e-mail copy is deleted", responses: { 200: ['revoked', json(success)] } });
+
 const verifyAnswer = json(z.object({ signatures: z.array(signature), count: z.number().int() }));
 const reducedAnswer = json(z.object({ signatures: z.array(reduced), count: z.number().int(), match_type: z.literal('none').optional() }));
 add('get', `${S}/verify`, { tag: 'sign-it', summary: 'Signatures of a file by its SHA-256 (spec 4.1)', query: hashQuery, limit: '30/min', responses: { 200: ['the signatures', verifyAnswer] } });
@@ -242,7 +278,7 @@ export function openApiDocument(baseUrl: string): Schema {
     components: {
       securitySchemes: {
         session: { type: 'http', scheme: 'bearer', description: 'JWT session token (decisions.md 5)' },
-        oauth: { type: 'oauth2', flows: { authorizationCode: { authorizationUrl: `${baseUrl}/oauth/authorize`, tokenUrl: `${baseUrl}/oauth/token`, scopes: { sign: 'create and manage signatures', verify: 'quota and own-signature lookups' } } } },
+        oauth: { type: 'oauth2', flows: { authorizationCode: { authorizationUrl: `${baseUrl}/oauth/authorize`, tokenUrl: `${baseUrl}/oauth/token`, scopes: Object.fromEntries(Object.entries(SCOPE_WORDS)) } } },
         metrics: { type: 'http', scheme: 'bearer', description: 'PROVENANT_METRICS_TOKEN' },
       },
     },
