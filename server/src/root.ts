@@ -81,11 +81,11 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
       name: 'store',
       async health(): Promise<PartHealth> {
         try {
-          await store.ping();
+          const { degraded } = await store.ping();
+          return degraded === undefined ? { status: 'ok', engine: store.engine } : { status: 'degraded', engine: store.engine, degraded };
         } catch (err) {
           return { status: 'error', engine: store.engine, error: err instanceof Error ? err.message : String(err) };
         }
-        return { status: 'ok', engine: store.engine };
       },
       close: () => store.close(),
     });

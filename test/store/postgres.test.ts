@@ -145,6 +145,31 @@ shared('the LISTEN connection dropped: it reconnects and wakes onRemote, so chan
   }
 });
 
+shared('ping: degraded while the LISTEN connection cannot come back, ok once it has', async ({ url, stores }) => {
+  const b = stores[1];
+  assert.equal(await b.ping(), {});
+  const database = new URL(url).pathname.slice(1);
+  // from another database: a database cannot close itself to new connections
+  const adminUrl = new URL(url);
+  adminUrl.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: adminUrl.href });
+  await admin.connect();
+  try {
+    // new connections refused (b's pool keeps the idle one ping just used)
+    await admin.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS false`);
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'`, [database]);
+    for (let i = 0; i < 100 && b.listening; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.is(b.listening, false);
+    assert.match((await b.ping()).degraded ?? '', /not listening for other nodes' changes/);
+    await admin.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS true`);
+    for (let i = 0; i < 300 && !b.listening; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(await b.ping(), {});
+  } finally {
+    await admin.query(`ALTER DATABASE ${database} WITH ALLOW_CONNECTIONS true`).catch(() => undefined);
+    await admin.end();
+  }
+});
+
 runWithPostgres(() => {
   storeContract('postgres', async () => {
     const url = await (await sharedPostgres()).createDatabase();

@@ -650,8 +650,12 @@ export interface Store {
    * nothing: it returns `fingerprint`.
    */
   recordSecretsFingerprint(fingerprint: string): Promise<string>;
-  /** Cheap liveness check of the engine (for /healthz). */
-  ping(): Promise<void>;
+  /**
+   * Cheap liveness check of the engine (for /healthz): throws when it cannot answer;
+   * `degraded` says what works less well meanwhile (PostgreSQL: other nodes' changes are
+   * not heard of until the notification connection is back).
+   */
+  ping(): Promise<{ degraded?: string }>;
   /** Waits for queued writes, then closes. */
   close(): Promise<void>;
 }

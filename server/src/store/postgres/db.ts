@@ -61,14 +61,16 @@ const UNIQUE_WHAT: Record<string, string> = {
 const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection timeout|Connection ended unexpectedly/i;
 
-/** True when `err` says PostgreSQL cannot be reached (rather than refusing a statement). */
-export function isConnectionError(err: unknown): boolean {
+/** True when `err` says PostgreSQL cannot serve now (unreachable, shutting down, overloaded), rather than refusing a statement. */
+export function isUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (CONNECTION_ERRNOS.has(code)) return true;
-    // SQLSTATE class 08 (connection exception); 57P01-03 (shutdown, crash, not yet accepting)
-    if (/^08/.test(code) || code === '57P01' || code === '57P02' || code === '57P03') return true;
+    // SQLSTATE class 08 (connection exception); 57P01-03 (shutdown, crash, not yet
+    // accepting); 53300 (too many connections); 57014 (cancelled: statement_timeout, an
+    // overloaded or locked-up database): all worth a retry later, none the request's fault
+    if (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300', '57014'].includes(code)) return true;
   }
   return CONNECTION_MESSAGES.test(err.message);
 }
@@ -85,7 +87,7 @@ export function storeError(err: unknown, missing = 'row'): unknown {
   const { code, constraint } = err as { code?: string; constraint?: string };
   if (code === '23505') return new StoreConflictError(UNIQUE_WHAT[constraint ?? ''] ?? constraint ?? 'row');
   if (code === '23503') return new StoreNotFoundError(missing);
-  if (isConnectionError(err)) return new StoreUnavailableError(`the database is unavailable: ${err.message}`, { cause: err });
+  if (isUnavailable(err)) return new StoreUnavailableError(`the database is unavailable: ${err.message}`, { cause: err });
   return err;
 }
 
@@ -163,6 +165,8 @@ export class PgDb implements Queryable {
     const client = await this.pool.connect();
     const [lockClass, lockKey] = LOCKS.migrations;
     try {
+      // a migration may rewrite every row, and a node waits for another's: no statement limit here
+      await client.query('SET statement_timeout = 0');
       await client.query('SELECT pg_advisory_lock($1, $2)', [lockClass, lockKey]);
       try {
         await client.query(
@@ -186,6 +190,7 @@ export class PgDb implements Queryable {
         }
       } finally {
         await client.query('SELECT pg_advisory_unlock($1, $2)', [lockClass, lockKey]).catch(() => undefined);
+        await client.query('RESET statement_timeout').catch(() => undefined);
       }
     } finally {
       client.release();
@@ -227,7 +232,7 @@ export class PgDb implements Queryable {
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       // a connection that failed goes, instead of back into the pool
-      if (isConnectionError(err)) broken = err as Error;
+      if (isUnavailable(err)) broken = err as Error;
       throw storeError(err, missing);
     } finally {
       client.release(broken);

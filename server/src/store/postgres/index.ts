@@ -52,6 +52,7 @@ function pgStore(db: PgDb, feed: PgChangeFeed): PgStore {
     },
     async ping() {
       await db.get('SELECT 1');
+      return feed.listening ? {} : { degraded: "not listening for other nodes' changes (reconnecting)" };
     },
     async close() {
       await feed.close();

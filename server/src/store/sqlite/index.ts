@@ -23,6 +23,7 @@ export function sqliteStore(db: Db): Store {
     recordSecretsFingerprint: async (fingerprint) => fingerprint,
     async ping() {
       await db.get('SELECT 1');
+      return {};
     },
     close: () => db.close(),
   };
