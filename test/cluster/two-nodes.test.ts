@@ -147,10 +147,9 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  await Promise.all([a?.remove(), b?.remove()]);
-  await db?.end();
-  await redis?.stop();
-  await postgres?.stop();
+  // each closed even when another fails
+  await Promise.allSettled([a?.remove(), b?.remove(), db?.end()]);
+  await Promise.allSettled([redis?.stop(), postgres?.stop()]);
   if (secretsDir) rmSync(secretsDir, { recursive: true, force: true });
 });
 

@@ -45,6 +45,10 @@ export async function serverNode(name: string, env: Record<string, string>): Pro
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = proc;
+    // a test process that ends without stop() leaves no node behind
+    const onExit = () => proc.kill('SIGKILL');
+    process.once('exit', onExit);
+    proc.once('exit', () => process.removeListener('exit', onExit));
     proc.stdout!.on('data', (d: Buffer) => (log += d));
     proc.stderr!.on('data', (d: Buffer) => (log += d));
     const until = Date.now() + 60_000;

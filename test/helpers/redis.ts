@@ -64,6 +64,10 @@ export async function startRedis(): Promise<TestRedis> {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child = proc;
+    // a test process that ends without stop() leaves no server behind
+    const onExit = () => proc.kill('SIGKILL');
+    process.once('exit', onExit);
+    proc.once('exit', () => process.removeListener('exit', onExit));
     let stderr = '';
     proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const until = Date.now() + 10_000;
