@@ -148,9 +148,8 @@ export function createSqliteOAuthStore(db: Db): OAuthStore {
       });
     },
 
-    redeemCode(codeHash, now, decide, tokens) {
-      return db.transaction(async (tx) => {
-        await purgeExpired(tx, now);
+    async redeemCode(codeHash, now, decide, tokens) {
+      const redemption = await db.transaction(async (tx) => {
         const row = await tx.get<CodeRow>(
           `SELECT c.*, g.user_id, g.app_id FROM oauth_codes c JOIN oauth_grants g ON g.id = c.grant_id WHERE c.hash = ?`,
           [codeHash],
@@ -174,6 +173,9 @@ export function createSqliteOAuthStore(db: Db): OAuthStore {
         ]);
         return { outcome: 'issued' as const, code };
       });
+      // after the redemption, so that an expired code is still found (and answered as expired)
+      await db.transaction((tx) => purgeExpired(tx, now));
+      return redemption;
     },
 
     async getRefreshToken(hash) {
