@@ -3,6 +3,7 @@
 import { integrityReport } from '../media/integrity.js';
 import type { IntegrityReport } from '../lib/integrity.js';
 import { fileCommand } from './file-command.js';
+import { credentialsLines } from './credentials.js';
 
 function readable(r: IntegrityReport): string {
   const lines = [`checks: ${r.checks_performed.join(', ')}`];
@@ -11,6 +12,7 @@ function readable(r: IntegrityReport): string {
     const where = i.offset !== undefined ? ` @${i.offset}${i.length !== undefined ? `+${i.length}` : ''}` : '';
     lines.push(`${i.severity.padEnd(8)} ${i.check}${where}: ${i.description}`);
   }
+  lines.push(...credentialsLines(r.content_credentials));
   return lines.join('\n');
 }
 

@@ -12,6 +12,7 @@ import { createKeyFile, openKeyFile } from '../vault/keyfile.js';
 import { closeStdin, confirm, nextLine, onLines, readPassphrase } from '../vault/prompt.js';
 import { startVaultService, type Answer, type PendingRequest } from '../vault/serve.js';
 import { commandErrorOf, signAndPublish, type Declaration, type Draft } from '../vault/sign.js';
+import { writeSignedCopy } from '../vault/c2pa.js';
 import { defaultKeyFile, normalizeOrigin, VaultState } from '../vault/state.js';
 import { openVault, quotaSyncBody, signChallenge, signRevocationOf } from '../vault/vault.js';
 import type { Command } from './main.js';
@@ -23,8 +24,10 @@ const USAGE = `usage: provenant vault <command> [options]
   init [--encrypt]                       a new Ed25519 identity in the key file (0600); prints the agent key and DID
   sign FILE... [--intent I] [--ai-generation none|assisted|generated] [--license L]
        [--commercial-licensing C] [--ai-training T] [--contact-preference P] [--comment TEXT]
-       [--supersedes ACTION_HASH] [--client-id ID] [--yes]
-                                         hash, fingerprint and check locally, approve, sign, publish
+       [--supersedes ACTION_HASH] [--client-id ID] [--c2pa OUT] [--yes]
+                                         hash, fingerprint and check locally, approve, sign, publish;
+                                         --c2pa: also write OUT, a copy with Content Credentials
+                                         carrying the record (one FILE; needs --ai-generation)
   revoke ACTION_HASH [--reason TEXT] [--yes]
   list                                   the records this vault signed
   whoami                                 the identity, its key file and linked account
@@ -104,6 +107,7 @@ const SIGN_FLAGS = {
   comment: { type: 'string' },
   supersedes: { type: 'string' },
   'client-id': { type: 'string' },
+  c2pa: { type: 'string' },
 } as const;
 
 function declarationOf(values: Values): Declaration {
@@ -164,6 +168,9 @@ async function sign(args: string[]): Promise<number> {
   if (ctx.positionals.length === 0) throw new UsageError('name at least one FILE to sign');
   const supersedes = ctx.values.supersedes;
   if (typeof supersedes === 'string' && !isHex64(supersedes)) throw new UsageError('--supersedes must be an action hash (64 hex characters)');
+  const c2paOut = typeof ctx.values.c2pa === 'string' ? ctx.values.c2pa : null;
+  if (c2paOut !== null && ctx.positionals.length !== 1) throw new UsageError('--c2pa writes one copy: name exactly one FILE');
+  if (c2paOut !== null && ctx.values['ai-generation'] === undefined) throw new UsageError('--c2pa needs --ai-generation (C2PA\'s created action declares its source)');
   const vault = await openVault(ctx.keyFile);
   const client = new ProvenantClient({ baseUrl: ctx.server });
   const progress = progressBar();
@@ -189,6 +196,11 @@ async function sign(args: string[]): Promise<number> {
     process.stdout.write(`${lines.join('\n')}\n${summary}\n`);
   }
   for (const f of failed) process.stderr.write(`provenant vault sign: ${f.file}: ${f.error}\n`);
+  const [only] = results;
+  if (c2paOut !== null && only.action_hash !== null) {
+    await writeSignedCopy(vault, only.file, c2paOut, only.record, only.action_hash, ctx.server);
+    process.stderr.write(`wrote ${c2paOut}: Content Credentials carrying the record, signed by this vault's key (readers report the signer untrusted: its certificate is self-issued)\n`);
+  }
   return failed.length === 0 ? 0 : 1;
 }
 

@@ -16,6 +16,7 @@ import { ProvenantError } from '../sdk/errors.js';
 import { openKeyFile } from '../vault/keyfile.js';
 import { defaultKeyFile, VaultState } from '../vault/state.js';
 import type { Command } from './main.js';
+import { conflictLines, credentialsLines } from './credentials.js';
 import { USAGE_ERROR } from './usage.js';
 
 const USAGE = `usage: provenant verify FILE [--server URL] [--json] [--key FILE]
@@ -148,6 +149,14 @@ export const run: Command = async (args) => {
     lines.push('', `Perceptual, similarity ${m.similarity ?? 'unknown'}: file ${m.file_hash}`);
     lines.push(...(full.length > 0 ? full.map((s) => describe(s, check(s, held), '  ')) : [`  signer ${m.signer}, signed ${new Date(m.signed_at).toISOString()}, intent ${m.intent}, rights ${rights(m.content_rights as Signature['content_rights'])}`]));
   }
+  const embedded = perceptual.embedded_record;
+  if (embedded) {
+    const sig = embedded.signature_valid && embedded.action_hash_matches ? 're-verified offline' : 'DOES NOT VERIFY';
+    lines.push('', `Found from the file's Content Credentials (provenant.record): ${embedded.action_hash}`, `    signature   ${sig}; ${embedded.stored ? 'held by' : 'not found on'} ${server}`);
+  }
+  const credentials = credentialsLines(perceptual.content_credentials);
+  if (credentials.length > 0) lines.push('', ...credentials);
+  lines.push(...conflictLines(perceptual.conflicts));
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 };

@@ -53,8 +53,36 @@ export interface CredentialsFound {
   edited: boolean;
   ai_generated: boolean;
   ingredients: { count: number; titles: string[] };
+  /** The active manifest's provenant.record assertion (a vault wrote it), as it reads; its signature is checked by whoever uses it. */
+  provenant_record: ProvenantRecordAssertion | null;
   /** Why the reader stopped, when it did (unknown_algorithm, remote, or invalid with `general.error`). */
   message: string | null;
+}
+
+/** The label of the assertion that carries a Provenant record in a vault's C2PA manifest (issue 21 part 2). */
+export const PROVENANT_RECORD_LABEL = 'provenant.record';
+
+
+/** What a vault puts in its provenant.record assertion: the signed record, as published. */
+export interface ProvenantRecordAssertionData {
+  /** The record's twelve fields as their canonical JSON text (RFC 8785): the bytes signed. */
+  record: string;
+  /** Base64 Ed25519 signature over the record's canonical bytes. */
+  signature: string;
+  action_hash: string;
+  /** The Provenant service the record was published to. */
+  service: string;
+}
+
+/** A provenant.record assertion as read: the record parsed from its canonical text. */
+export interface ProvenantRecordAssertion {
+  /** The record's twelve fields (response form), as signed. */
+  record: Record<string, unknown>;
+  /** Base64 Ed25519 signature over the record's canonical bytes. */
+  signature: string;
+  action_hash: string;
+  /** The Provenant service the record was published to. */
+  service: string;
 }
 
 /**

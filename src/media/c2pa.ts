@@ -19,7 +19,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { initSync, WasmReader } from '@contentauth/c2pa-wasm';
 import { detectType, type MediaFormat } from '../lib/detect.js';
-import { isAiSourceType, type ContentCredentials, type CredentialsAction, type CredentialsFound, type CredentialsState } from '../lib/content-credentials.js';
+import {
+  PROVENANT_RECORD_LABEL, isAiSourceType,
+  type ContentCredentials, type CredentialsAction, type CredentialsFound, type CredentialsState, type ProvenantRecordAssertion,
+} from '../lib/content-credentials.js';
 
 /** The reader's settings (c2pa-rs Settings, as its context JSON): nothing is fetched. */
 export const READER_SETTINGS = JSON.stringify({ verify: { remote_manifest_fetch: false, ocsp_fetch: false } });
@@ -37,7 +40,7 @@ const READER_FORMAT: Partial<Record<MediaFormat, string>> = {
 let initialised = false;
 
 /** Instantiates the reader's WebAssembly once per process (about 0.1-0.5 s). */
-function initReader(): void {
+export function initReader(): void {
   if (initialised) return;
   const wasm = createRequire(import.meta.url).resolve('@contentauth/c2pa-wasm/c2pa.wasm');
   initSync({ module: readFileSync(wasm) });
@@ -76,7 +79,7 @@ interface Manifest {
   claim_generator_info?: { name?: string; version?: string }[];
   signature_info?: { alg?: string; issuer?: string; common_name?: string; time?: string };
   ingredients?: { title?: string }[];
-  assertions?: { label?: string; data?: { actions?: { action?: string; digitalSourceType?: string }[] } }[];
+  assertions?: { label?: string; data?: { actions?: { action?: string; digitalSourceType?: string }[] } & Record<string, unknown> }[];
 }
 
 function text(v: unknown): string | null {
@@ -86,7 +89,7 @@ function text(v: unknown): string | null {
 function found({ validation_state, ...fields }: Partial<CredentialsFound> & Pick<CredentialsFound, 'validation_state'>): CredentialsFound {
   return {
     present: true, validation_state, validation_codes: [], manifests: null, remote_url: null, claim_generator: null, signer: null, signed_at: null,
-    actions: [], created: false, edited: false, ai_generated: false, ingredients: { count: 0, titles: [] }, message: null,
+    actions: [], created: false, edited: false, ai_generated: false, ingredients: { count: 0, titles: [] }, provenant_record: null, message: null,
     ...fields,
   };
 }
@@ -123,6 +126,26 @@ function actionsOf(m: Manifest): CredentialsAction[] {
   return out;
 }
 
+/** Largest provenant.record record text taken: a record is at most about 70 KB (its integrity report at most 64 KB). */
+const MAX_RECORD_ASSERTION_CHARS = 128 * 1024;
+
+/** The active manifest's provenant.record assertion (a vault's, part 2), its record parsed, when it has the expected shape. */
+function provenantRecordOf(m: Manifest): ProvenantRecordAssertion | null {
+  const data = m.assertions?.find((a) => a?.label === PROVENANT_RECORD_LABEL)?.data;
+  if (data === undefined || data === null || typeof data !== 'object') return null;
+  const { record, signature, action_hash, service } = data as Record<string, unknown>;
+  if (typeof record !== 'string' || record.length > MAX_RECORD_ASSERTION_CHARS) return null;
+  if (typeof signature !== 'string' || typeof action_hash !== 'string' || typeof service !== 'string') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(record);
+  } catch {
+    return null;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+  return { record: parsed as Record<string, unknown>, signature: signature.slice(0, MAX_TEXT), action_hash: action_hash.slice(0, MAX_TEXT), service: service.slice(0, MAX_TEXT) };
+}
+
 /** Actions that make the asset rather than change it (C2PA 2.x: `c2pa.created`, `c2pa.opened` open a parent). */
 const NOT_EDITS = new Set(['c2pa.created', 'c2pa.opened']);
 
@@ -147,6 +170,7 @@ export function credentialsFromStore(store: ManifestStore): ContentCredentials {
     edited: actions.some((a) => !NOT_EDITS.has(a.action)),
     ai_generated: actions.some((a) => a.ai_generated),
     ingredients: { count: active.ingredients?.length ?? 0, titles: titles.slice(0, MAX_ITEMS) },
+    provenant_record: provenantRecordOf(active),
   });
 }
 

@@ -3,6 +3,7 @@
 // answers the service's JSON as typed here, or rejects with ProvenantError.
 import type { ContentRights, SignatureRecord, SignedRecord } from '../lib/records.js';
 import type { RevocationEntry } from '../lib/records.js';
+import type { ContentCredentials, CredentialsConflict } from '../lib/content-credentials.js';
 import { errorOfAnswer, ProvenantError } from './errors.js';
 
 /** Spec 2.1: a signature as `GET /verify` answers it. */
@@ -56,7 +57,26 @@ export interface QuotaState {
 }
 
 export interface VerifyAnswer { signatures: Signature[]; count: number }
-export interface MatchAnswer { signatures: ReducedSignature[]; count: number; match_type?: 'none' }
+export interface MatchAnswer {
+  signatures: ReducedSignature[];
+  count: number;
+  match_type?: 'none';
+  /** verify-file (issue 21): the file's Content Credentials, the record a vault embedded in them, and conflicts. */
+  content_credentials?: ContentCredentials;
+  embedded_record?: EmbeddedRecordAnswer | null;
+  conflicts?: CredentialsConflict[];
+}
+
+/** verify-file's embedded_record: a record found from the file's Content Credentials, re-verified by the server. */
+export interface EmbeddedRecordAnswer {
+  found_by: 'content_credentials';
+  action_hash: string;
+  service: string;
+  signature_valid: boolean;
+  action_hash_matches: boolean;
+  stored: boolean;
+  record: Record<string, unknown>;
+}
 export interface SessionAnswer { token: string; user: Record<string, unknown> & { id: string } }
 
 /** Spec 4.3: bands (and optionally hash_value) of a fingerprint, or 72 grey pixels. */

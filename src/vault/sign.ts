@@ -5,7 +5,7 @@
 // logged; the server's action hash must be the one computed here.
 import { access, constants, readFile } from 'node:fs/promises';
 import { fileSha256Hex } from '../lib/digest.js';
-import { normalizeRecordContent, type RecordContent } from '../lib/records.js';
+import { normalizeRecordContent, type RecordContent, type SignedRecord } from '../lib/records.js';
 import { fingerprintFile } from '../media/fingerprint.js';
 import { integrityReport } from '../media/integrity.js';
 import type { ProvenantClient, QuotaState } from '../sdk/client.js';
@@ -41,6 +41,8 @@ export interface SignResult {
   file_hash: string;
   action_hash: string | null;
   error: string | null;
+  /** The record as signed (for a C2PA copy, src/vault/c2pa.ts). */
+  record: SignedRecord;
 }
 
 export interface SignUi {
@@ -135,7 +137,7 @@ export async function signAndPublish(vault: Vault, options: SignOptions, ui: Sig
       throw new VaultCommandError('tampered', `the server answered action hash ${published} for ${draft.file}, not ${signed.action_hash}`);
     }
     vault.state.append({ kind: 'record', record: signed.record, action_hash: signed.action_hash, published: published !== null, server: options.client.baseUrl, file: draft.file });
-    results.push({ file: draft.file, file_hash: draft.content.file_hash, action_hash: published, error });
+    results.push({ file: draft.file, file_hash: draft.content.file_hash, action_hash: published, error, record: signed.record });
     ui.progress('publishing', results.length, drafts.length);
   }
   return results;

@@ -4,8 +4,8 @@
 // (every stored record, whoever wrote it; revoked signatures keep matching, so
 // revocations change nothing here). Index ids are the records' seqs.
 import {
-  HASH_TYPES, IndexThread, MATCH_LIMIT, aiGenerationConflicts, imagePHashFromGrey72,
-  type ContentCredentials, type Fingerprint, type HashType, type Match, type MatchQuery,
+  HASH_TYPES, IndexThread, MATCH_LIMIT, actionHash, aiGenerationConflicts, imagePHashFromGrey72, parseRecord, verifyRecord,
+  type ContentCredentials, type Fingerprint, type HashType, type Match, type MatchQuery, type ProvenantRecordAssertion,
 } from 'provenant';
 import { ApiError } from '../errors.js';
 import { FeedFollower } from '../feed-follower.js';
@@ -345,24 +345,64 @@ export function body(matches: readonly MatchedRecord[], none = false): string {
 
 /**
  * Spec 4.2: a fingerprinted upload's matches (null fingerprint = unsupported or
- * unreadable), and (issue 21, additive) the upload's Content Credentials with the
- * conflicts between them and the matched records (aiGenerationConflicts).
+ * unreadable), and (issue 21, additive) the upload's Content Credentials, the record a
+ * vault embedded in them (embeddedRecord), and the conflicts between the credentials
+ * and the records found (aiGenerationConflicts).
  */
-export async function verifyFile(matching: MatchingService, fp: Fingerprint | null, credentials: ContentCredentials): Promise<string> {
-  const answer = fp === null ? body([], true) : (await matching.answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD)).toString();
-  return withCredentials(answer, credentials);
+export async function verifyFile(
+  deps: { matching: MatchingService; store: Store },
+  fp: Fingerprint | null,
+  credentials: ContentCredentials,
+): Promise<string> {
+  const answer = fp === null ? body([], true) : (await deps.matching.answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD)).toString();
+  const embedded = credentials.present === true && credentials.provenant_record !== null ? await embeddedRecord(deps.store, credentials.provenant_record) : null;
+  return withCredentials(answer, credentials, embedded);
 }
 
 /**
- * The answer text with `content_credentials` and `conflicts` appended. The cached
- * answer is per fingerprint, the credentials per file, so they are added after the
- * cache; its signatures are parsed only when the credentials declare AI generation.
+ * The record a vault embedded in the file's Content Credentials (issue 21 part 2), found
+ * whatever the file's hash and fingerprint now are (a crop changes both): its signature
+ * re-verified offline from the record's own signer key, its action hash recomputed, and
+ * whether this server holds it. `found_by` says which path found it.
  */
-function withCredentials(answer: string, credentials: ContentCredentials): string {
-  const conflicts = credentials.present === true && credentials.ai_generated
-    ? aiGenerationConflicts(credentials, (JSON.parse(answer) as { signatures: { file_hash: string; ai_generation?: string | null }[] }).signatures)
-    : [];
-  return `${answer.slice(0, -1)},"content_credentials":${JSON.stringify(credentials)},"conflicts":${JSON.stringify(conflicts)}}`;
+export async function embeddedRecord(store: Store, embedded: ProvenantRecordAssertion) {
+  let signatureValid = false;
+  let actionHashMatches = false;
+  try {
+    const record = parseRecord(embedded.record);
+    signatureValid = verifyRecord({ ...record, signature: embedded.signature });
+    actionHashMatches = actionHash(record, embedded.signature) === embedded.action_hash;
+  } catch {
+    // not a record: neither holds
+  }
+  const stored = signatureValid && actionHashMatches && (await store.signatures.get(embedded.action_hash)) !== undefined;
+  return {
+    found_by: 'content_credentials' as const,
+    action_hash: embedded.action_hash,
+    service: embedded.service,
+    signature_valid: signatureValid,
+    action_hash_matches: actionHashMatches,
+    stored,
+    record: embedded.record,
+  };
+}
+
+type EmbeddedRecord = Awaited<ReturnType<typeof embeddedRecord>>;
+
+/**
+ * The answer text with `content_credentials`, `embedded_record` and `conflicts`
+ * appended. The cached answer is per fingerprint, the credentials per file, so they are
+ * added after the cache; its signatures are parsed only when the credentials declare
+ * AI generation.
+ */
+function withCredentials(answer: string, credentials: ContentCredentials, embedded: EmbeddedRecord | null): string {
+  let conflicts: unknown[] = [];
+  if (credentials.present === true && credentials.ai_generated) {
+    const records = (JSON.parse(answer) as { signatures: { file_hash: string; ai_generation?: string | null }[] }).signatures;
+    if (embedded?.signature_valid) records.push(embedded.record as { file_hash: string; ai_generation?: string | null });
+    conflicts = aiGenerationConflicts(credentials, records);
+  }
+  return `${answer.slice(0, -1)},"content_credentials":${JSON.stringify(credentials)},"embedded_record":${JSON.stringify(embedded)},"conflicts":${JSON.stringify(conflicts)}}`;
 }
 
 function isByteArray(v: unknown, maxLength: number): v is number[] {
