@@ -177,7 +177,34 @@ add('delete', '/api/v1/account/apps/{client_id}', { tag: 'accounts', auth: 'sess
 const verifyAnswer = json(z.object({ signatures: z.array(signature), count: z.number().int() }));
 const reducedAnswer = json(z.object({ signatures: z.array(reduced), count: z.number().int(), match_type: z.literal('none').optional() }));
 add('get', `${S}/verify`, { tag: 'sign-it', summary: 'Signatures of a file by its SHA-256 (spec 4.1)', query: hashQuery, limit: '30/min', responses: { 200: ['the signatures', verifyAnswer] } });
-add('post', `${S}/verify-file`, { tag: 'sign-it', summary: 'Perceptual matches of an uploaded file, at most 50 MB (spec 4.2)', body: bytes, limit: '30/min', responses: { 200: ['matches at 60 or above', reducedAnswer] } });
+// issue 21: the file's Content Credentials (C2PA), a record a vault embedded in them, and conflicts (src/lib/content-credentials.ts)
+const contentCredentials = z.union([
+  z.object({ present: z.literal(false) }),
+  z.object({ present: z.null(), message: z.string() }),
+  z.object({
+    present: z.literal(true),
+    validation_state: z.enum(['valid', 'untrusted_signer', 'invalid', 'unknown_algorithm', 'remote']),
+    validation_codes: z.array(z.string()).describe('failure codes as C2PA names them'),
+    manifests: nullable(z.number().int()), remote_url: nullable(z.string()).describe('a remote manifest: reported, never fetched'),
+    claim_generator: nullable(z.string()), signer: nullable(z.object({ issuer: nullable(z.string()), common_name: nullable(z.string()), algorithm: nullable(z.string()) })),
+    signed_at: nullable(z.string()),
+    actions: z.array(z.object({ action: z.string(), digital_source_type: nullable(z.string()), ai_generated: z.boolean() })),
+    created: z.boolean(), edited: z.boolean(), ai_generated: z.boolean(),
+    ingredients: z.object({ count: z.number().int(), titles: z.array(z.string()) }),
+    provenant_record: nullable(z.object({ record: z.object({}).passthrough(), signature: z.string(), action_hash: z.string(), service: z.string() })),
+    message: nullable(z.string()),
+  }),
+]);
+const embeddedRecord = z.object({
+  found_by: z.literal('content_credentials'), action_hash: z.string(), service: z.string(),
+  signature_valid: z.boolean(), action_hash_matches: z.boolean(), stored: z.boolean(), record: z.object({}).passthrough(),
+});
+const conflict = z.object({ file_hash: hex64, ai_generation: z.string(), content_credentials: z.string(), message: z.string() });
+const verifyFileAnswer = json(z.object({
+  signatures: z.array(reduced), count: z.number().int(), match_type: z.literal('none').optional(),
+  content_credentials: contentCredentials, embedded_record: nullable(embeddedRecord), conflicts: z.array(conflict),
+}));
+add('post', `${S}/verify-file`, { tag: 'sign-it', summary: 'Perceptual matches of an uploaded file, at most 50 MB (spec 4.2), and its Content Credentials (issue 21)', body: bytes, limit: '30/min', responses: { 200: ['matches at 60 or above', verifyFileAnswer] } });
 add('post', `${S}/verify-fuzzy`, { tag: 'sign-it', summary: 'Perceptual matches by bands, hash_value or 72 grey pixels (spec 4.3)', limit: '30/min',
   body: { schema: json(z.object({ bands: z.array(z.array(z.number().int())).optional(), hash_value: z.array(z.number().int()).optional(), pixels: z.array(z.number().int()).length(72).optional() })) },
   responses: { 200: ['matches at 70 or above', reducedAnswer] } });
