@@ -56,7 +56,7 @@ test('GET /healthz reports every part from the start, in build order, with no up
     assert.ok(['loading', 'ready'].includes(match_index.state));
     assert.equal([match_index.fingerprints, match_index.seq, verify_cache.seq], [0, 0, 0]);
     assert.equal([uploads.in_flight, uploads.max], [0, 2]); // PROVENANT_WORKERS=1
-    assert.is(token_verifiers.count, 1); // session tokens
+    assert.is(token_verifiers.count, 2); // session tokens, OAuth access tokens
   } finally {
     await fresh.close();
   }
