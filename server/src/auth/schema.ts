@@ -1,12 +1,13 @@
 // Request bodies of /api/v1/auth (decisions.md 5).
 import { z } from 'zod';
 import { PUBLIC_FIELDS } from '../store/index.js';
+import { WITHOUT_NUL, withoutNul } from '../validate.js';
 
 const USERNAME = /^[A-Za-z0-9_.-]{3,32}$/;
 
 export const email = z.email('must be an e-mail address').max(254);
 export const password = z.string().min(8, 'must be at least 8 characters').max(1024);
-export const displayName = z.string().trim().min(1, 'must not be empty').max(100);
+export const displayName = z.string().trim().min(1, 'must not be empty').max(100).refine(withoutNul, WITHOUT_NUL);
 export const username = z.string().regex(USERNAME, 'must be 3-32 letters, digits, _ . or -');
 export const profilePicture = z
   .string()
@@ -21,7 +22,7 @@ export const registerBody = z.strictObject({
 });
 
 export const loginBody = z.strictObject({
-  email_or_username: z.string().min(1, 'is required').max(254),
+  email_or_username: z.string().min(1, 'is required').max(254).refine(withoutNul, WITHOUT_NUL),
   password: z.string().min(1, 'is required').max(1024),
 });
 

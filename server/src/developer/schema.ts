@@ -1,5 +1,6 @@
 // Request bodies of /api/v1/developer (decisions.md 5).
 import { z } from 'zod';
+import { WITHOUT_NUL, withoutNul } from '../validate.js';
 
 /** The scopes of spec 2.8. */
 export const APP_SCOPES = ['openid', 'display_name', 'username', 'email', 'profile_picture', 'did', 'public_key', 'holochain', 'sign', 'verify'] as const;
@@ -15,7 +16,7 @@ export const redirectUri = z
   }, 'must be an absolute http(s) URI without a fragment');
 
 export const createAppBody = z.strictObject({
-  name: z.string().trim().min(1, 'must not be empty').max(100),
+  name: z.string().trim().min(1, 'must not be empty').max(100).refine(withoutNul, WITHOUT_NUL),
   redirect_uris: z.array(redirectUri).max(20).default([]),
   scopes: z.array(z.enum(APP_SCOPES)).max(APP_SCOPES.length).default(['openid']),
   org_id: z.uuid('must be an organization id (UUID)').nullable().optional(),
