@@ -6,6 +6,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
+import Koa from 'koa';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '../../server/src/log.js';
+import { renderErrors } from '../../server/src/middleware.js';
+import { rateLimit, RateLimitStores } from '../../server/src/ratelimit.js';
+import { SharedRedis } from '../../server/src/redis.js';
 import { ConfigError, loadConfig } from '../../server/src/config.js';
 import { composeServer } from '../../server/src/root.js';
 import { freePort, runWithRedis, startRedis, type TestRedis } from '../helpers/redis.js';
@@ -111,6 +118,32 @@ test('Redis away: each node limits alone and /healthz says degraded; back: share
   await until('the probe reconnects', 5_000, async () => probe.status === 'ready');
   assert.is((await healthz(nodes[1])).body.status, 'ok');
   await sharedWindowHolds(nextIp());
+});
+
+test('a route that fails behind the shared limiter fails once (its error is not taken for Redis\'s)', async () => {
+  const shared = new SharedRedis(redis.url, createLogger('silent'));
+  await shared.start();
+  const deps = { config: loadConfig({ PROVENANT_TRUST_PROXY: '0' }), rateLimits: new RateLimitStores(shared) };
+  let calls = 0;
+  const app = new Koa();
+  app.use(renderErrors(createLogger('silent')));
+  app.use(rateLimit(deps, { name: 'failing-route', max: 5, durationMs: 60_000 }));
+  app.use(() => {
+    calls += 1;
+    throw new Error('the route failed');
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    assert.is(res.status, 500);
+    assert.is(res.headers.get('x-ratelimit-remaining'), '4', 'counted once, in Redis');
+    assert.is(calls, 1);
+    assert.is(deps.rateLimits.fallbacks, 0);
+  } finally {
+    server.close();
+    await shared.close();
+  }
 });
 
 test('a start on an unreachable Redis fails naming PROVENANT_REDIS_URL', async () => {
