@@ -72,6 +72,15 @@ function runTool(tool: string, args: string[]): { status: number | null; stdout:
 }
 
 let databases = 0;
+let signalsHandled = false;
+
+/** Ctrl-C or a SIGTERM ends the process through exit(), so the 'exit' handlers stop every server. */
+function exitOnSignals(): void {
+  if (signalsHandled) return;
+  signalsHandled = true;
+  process.once('SIGINT', () => process.exit(130));
+  process.once('SIGTERM', () => process.exit(143));
+}
 
 /** Initialises and starts a PostgreSQL on a free loopback port; resolves once it accepts connections. */
 export async function startPostgres(): Promise<TestPostgres> {
@@ -102,7 +111,8 @@ export async function startPostgres(): Promise<TestPostgres> {
     runTool('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
     running = false;
   };
-  // a test process that dies leaves no server behind
+  // a test process that ends (or is interrupted) leaves no server behind
+  exitOnSignals();
   const onExit = () => {
     stopNow('immediate');
     rmSync(dir, { recursive: true, force: true });
