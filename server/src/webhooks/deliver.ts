@@ -6,7 +6,7 @@
 // covers DNS, connect, TLS and the response; only a small part of the body is read.
 import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { checkedAddresses, hostOf, parseWebhookUrl, WebhookUrlError, type HostResolver } from './url-rules.js';
 
 /** Spec 6 rule 3, spec 8: the receiver must answer 2xx within this. */
@@ -25,8 +25,8 @@ export interface DeliverOptions {
   resolveHost: HostResolver;
   /** PROVENANT_WEBHOOK_ALLOW_PRIVATE (tests only). */
   allowPrivate: boolean;
-  /** Extra CA certificates (PEM) trusted beside Node's own roots (tests' receivers); NODE_EXTRA_CA_CERTS works too. */
-  extraCa?: string;
+  /** TLS settings trusting extra CAs (trustingExtraCa); default Node's roots and NODE_EXTRA_CA_CERTS. */
+  secureContext?: SecureContext;
   /** Aborts the request (a dispatcher closing). */
   signal?: AbortSignal;
   deadlineMs?: number;
@@ -39,6 +39,14 @@ export type DeliveryOutcome = { ok: true; status: number } | { ok: false; reason
 
 class DeadlineError extends Error {}
 
+/**
+ * TLS settings that trust `extraCa` (PEM) beside Node's roots, made once: building a
+ * context from the ~140 root certificates costs over 100 ms, far more than a request.
+ */
+export function trustingExtraCa(extraCa: string): SecureContext {
+  return createSecureContext({ ca: [...rootCertificates, extraCa] });
+}
+
 /** Sends `req` once. Never throws: every way it can go wrong is a failure outcome. */
 export async function deliverWebhook(req: DeliveryRequest, opts: DeliverOptions): Promise<DeliveryOutcome> {
   const deadlineMs = opts.deadlineMs ?? WEBHOOK_DEADLINE_MS;
@@ -49,7 +57,7 @@ export async function deliverWebhook(req: DeliveryRequest, opts: DeliverOptions)
   try {
     const url = parseWebhookUrl(req.url);
     const [address] = await checkedAddresses(url, { resolveHost: opts.resolveHost, allowPrivate: opts.allowPrivate, signal: controller.signal });
-    const status = await post(url, address, req, opts.extraCa, controller.signal);
+    const status = await post(url, address, req, opts.secureContext, controller.signal);
     if (status >= 200 && status < 300) return { ok: true, status };
     if (status >= 300 && status < 400) return { ok: false, reason: 'redirect', status, error: `answered ${status}; redirects are not followed` };
     return { ok: false, reason: 'status', status, error: `answered ${status}` };
@@ -67,7 +75,7 @@ export async function deliverWebhook(req: DeliveryRequest, opts: DeliverOptions)
 }
 
 /** POSTs to `address` (already checked) for `url`'s host; resolves with the status once the capped body is read. */
-function post(url: URL, address: string, req: DeliveryRequest, extraCa: string | undefined, signal: AbortSignal): Promise<number> {
+function post(url: URL, address: string, req: DeliveryRequest, secureContext: SecureContext | undefined, signal: AbortSignal): Promise<number> {
   const family = address.includes(':') ? 6 : 4;
   // the one answer to every lookup of this connection: the checked address
   const lookup = ((_host, options, callback) => {
@@ -85,7 +93,7 @@ function post(url: URL, address: string, req: DeliveryRequest, extraCa: string |
         lookup,
         // a fresh connection per delivery: a pooled socket would skip the address check
         agent: false,
-        ...(extraCa !== undefined ? { ca: [...rootCertificates, extraCa] } : {}),
+        ...(secureContext !== undefined ? { secureContext } : {}),
         signal,
       },
       (res) => {

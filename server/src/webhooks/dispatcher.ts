@@ -4,12 +4,14 @@
 // revocations write their events in that transaction) and by a poll (events of other
 // writers or nodes); claims are leased in the store, so several nodes share the work
 // and a node that dies leaves its deliveries to another once the lease runs out.
+import { setMaxListeners } from 'node:events';
 import { hmacSha256Hex } from 'provenant';
 import type { Config } from '../config.js';
 import { MAX_CONSECUTIVE_FAILURES, openSecret, routeEvent } from '../domain/webhooks.js';
 import type { Logger } from '../log.js';
 import type { Store, WebhookDelivery } from '../store/types.js';
-import { deliverWebhook, WEBHOOK_DEADLINE_MS, type DeliveryOutcome } from './deliver.js';
+import type { SecureContext } from 'node:tls';
+import { deliverWebhook, trustingExtraCa, WEBHOOK_DEADLINE_MS, type DeliveryOutcome } from './deliver.js';
 import { createHostResolver, type HostResolver } from './url-rules.js';
 
 /** How often the outbox is looked at without a wake. */
@@ -34,6 +36,7 @@ export class WebhookDispatcher {
   readonly resolveHost: HostResolver;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly closing = new AbortController();
+  private readonly secureContext: SecureContext | undefined;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private passing: Promise<void> | undefined;
@@ -43,6 +46,9 @@ export class WebhookDispatcher {
 
   constructor(private readonly deps: DispatcherDeps) {
     this.resolveHost = createHostResolver(deps.config.dnsServers);
+    this.secureContext = deps.extraCa === undefined ? undefined : trustingExtraCa(deps.extraCa);
+    // each delivery in flight listens for the close
+    setMaxListeners(CONCURRENCY + 1, this.closing.signal);
   }
 
   get inFlightCount(): number {
@@ -122,7 +128,7 @@ export class WebhookDispatcher {
           'x-service-delivery': delivery.id,
         },
       },
-      { resolveHost: this.resolveHost, allowPrivate: config.webhookAllowPrivate, extraCa: this.deps.extraCa, signal: this.closing.signal },
+      { resolveHost: this.resolveHost, allowPrivate: config.webhookAllowPrivate, secureContext: this.secureContext, signal: this.closing.signal },
     );
     // closing: left leased, so the next start (or another node) sends it, with the same delivery id
     if (!outcome.ok && outcome.reason === 'aborted') return;
