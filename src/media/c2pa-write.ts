@@ -76,34 +76,11 @@ export function cborEncode(v: Cbor): Buffer {
 
 // ---- the certificate ----
 
-/**
- * @peculiar/x509 registers its classes with tsyringe, which needs the Reflect metadata
- * API at load. The package that provides it (reflect-metadata) is not installed; these
- * are the five functions tsyringe calls, over a WeakMap, defined only when absent.
- */
-function ensureReflectMetadata(): void {
-  const R = Reflect as unknown as Record<string, unknown>;
-  if (typeof R.getMetadata === 'function') return;
-  const store = new WeakMap<object, Map<unknown, unknown>>();
-  const define = (key: unknown, value: unknown, target: object) => {
-    let m = store.get(target);
-    if (m === undefined) store.set(target, (m = new Map()));
-    m.set(key, value);
-  };
-  const get = (key: unknown, target: object) => store.get(target)?.get(key);
-  Object.assign(R, {
-    defineMetadata: define,
-    getMetadata: get,
-    getOwnMetadata: get,
-    hasMetadata: (key: unknown, target: object) => store.get(target)?.has(key) ?? false,
-    hasOwnMetadata: (key: unknown, target: object) => store.get(target)?.has(key) ?? false,
-    metadata: (key: unknown, value: unknown) => (target: object) => define(key, value, target),
-  });
-}
 
 /** The x5chain for `key`: its certificate, issued by a one-time issuer, and the issuer's (DER). */
 export async function selfIssuedChain(key: C2paSigningKey, now = Date.now()): Promise<[Uint8Array, Uint8Array]> {
-  ensureReflectMetadata();
+  // @peculiar/x509 registers its classes with tsyringe, which needs the Reflect metadata API at load
+  await import('reflect-metadata');
   const x509 = await import('@peculiar/x509');
   x509.cryptoProvider.set(webcrypto as Crypto);
   const ed25519 = { name: 'Ed25519' };
