@@ -70,6 +70,11 @@ export class VerifyCache {
     }
   }
 
+  /** Resolves once every change committed before the call is applied (tests wait on it before reading a cached answer). */
+  caughtUp(): Promise<void> {
+    return this.follower.caughtUp();
+  }
+
   /** Answers held, and the seq of the last change applied (for /healthz). */
   get size(): number {
     return this.cache.getStats().keys;
