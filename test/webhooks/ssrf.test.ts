@@ -7,7 +7,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHmac, randomBytes } from 'node:crypto';
-import type { TokenVerifier } from '../../server/src/auth/middleware.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import type { Logger, LogFields } from '../../server/src/log.js';
 import { isPublicAddress } from '../../server/src/webhooks/url-rules.js';
@@ -18,10 +17,6 @@ import { makeTestCa, Receiver, TEST_DOMAIN, TestDns, type TestCa } from './fixtu
 const PUBLIC_V4 = '93.184.215.14';
 const PUBLIC_V6 = '2606:2800:21f:cb07:6820:80da:af6b:8b2c';
 
-const standInOauth: TokenVerifier = async (_deps, token) => {
-  const m = /^test-oauth:([^:]+):([^:]+)$/.exec(token);
-  return m ? { userId: m[1], kind: 'oauth', appId: m[2], scopes: ['sign'] } : null;
-};
 const warnings: { msg: string; fields: LogFields }[] = [];
 const log: Logger = { debug() {}, info() {}, error() {}, warn: (msg, fields = {}) => void warnings.push({ msg, fields }) };
 
@@ -40,7 +35,7 @@ let ca: TestCa;
 let receiver: Receiver;
 let dns: TestDns;
 let srv: TestServer;
-let developer: { token: string; userId: string; appId: string };
+let developer: { token: string; userId: string; appId: string; appToken: string };
 
 const test = suite('webhooks: SSRF');
 test.before(async () => {
@@ -53,12 +48,13 @@ test.before(async () => {
     const entry = ZONE[label];
     return entry ? (entry[type] ?? []) : null;
   });
-  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off', PROVENANT_DNS_SERVERS: dns.server }, { tokenVerifiers: [standInOauth], webhookCa: ca.caPem, log });
+  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off', PROVENANT_DNS_SERVERS: dns.server }, { webhookCa: ca.caPem, log });
   const { token, user } = await srv.register();
   await srv.deps.store.accounts.setOrgTier((await srv.deps.store.accounts.personalOrg(user.id))!.id, 'enterprise');
   await createServerCell(srv.deps, user.id);
   const appId = (await apiRequest(srv.url, 'POST', '/api/v1/developer/apps', { token, body: { name: 'a' } })).body.client_id;
-  developer = { token, userId: user.id, appId };
+  const appToken = (await apiRequest(srv.url, 'POST', `/api/v1/developer/apps/${appId}/token`, { token })).body.token;
+  developer = { token, userId: user.id, appId, appToken };
 });
 test.after(async () => {
   await srv.close();
@@ -151,7 +147,7 @@ test('DNS rebinding: public at registration, 127.0.0.1 at delivery: the delivery
   const host = `rebind.${TEST_DOMAIN}`;
   const res = await register(receiver.url('/rebound', host));
   assert.is(res.status, 201, res.text);
-  const signed = await apiRequest(srv.url, 'POST', '/api/v1/sign-it/sign', { token: `test-oauth:${developer.userId}:${developer.appId}`, body: { file_hash: randomBytes(32).toString('hex') } });
+  const signed = await apiRequest(srv.url, 'POST', '/api/v1/sign-it/sign', { token: developer.appToken, body: { file_hash: randomBytes(32).toString('hex') } });
   assert.is(signed.status, 200);
   await srv.deps.webhooks.idle();
   assert.ok(dns.queries.filter((q) => q.name === host && q.type === 'A').length >= 2, 'resolved again at delivery');

@@ -1,23 +1,19 @@
 // Webhooks end to end (spec 2.7, 3.2, 4.15, 6; decisions.md 8; issue 18): the management
 // API, then real deliveries to an HTTPS receiver on loopback (its own CA, given to the
 // in-process server as ComposeOptions.webhookCa) that checks each signature in constant
-// time. PROVENANT_WEBHOOK_ALLOW_PRIVATE=1 lets this server reach loopback; the URL
-// rules without it are test/webhooks/ssrf.test.ts's.
+// time. Events come from their real causes: signs and revocations with the app's OAuth
+// access token (authorization code + PKCE through test/oauth/support.ts), consent,
+// refresh-token revocation, a display-name change. PROVENANT_WEBHOOK_ALLOW_PRIVATE=1
+// lets this server reach loopback; the URL rules without it are ssrf.test.ts's.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { TokenVerifier } from '../../server/src/auth/middleware.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import type { Logger, LogFields } from '../../server/src/log.js';
 import type { OrgTier } from '../../server/src/store/types.js';
 import { apiRequest, startTestServer, type TestServer } from '../helpers/server.js';
+import { newAccount, postJson, registerApp, tokensFor, type TestApp } from '../oauth/support.js';
 import { makeTestCa, Receiver, type TestCa } from './fixtures.js';
-
-/** Until OAuth access tokens exist (issue 17): `test-oauth:<user>:<app>` stands for one with the sign scope. */
-const standInOauth: TokenVerifier = async (_deps, token) => {
-  const m = /^test-oauth:([^:]+):([^:]+)$/.exec(token);
-  return m ? { userId: m[1], kind: 'oauth', appId: m[2], scopes: ['sign', 'verify'] } : null;
-};
 
 /** The dispatcher's warnings, to see why a delivery failed. */
 const warnings: { msg: string; fields: LogFields }[] = [];
@@ -31,7 +27,7 @@ const test = suite('webhooks');
 test.before(async () => {
   ca = makeTestCa();
   receiver = await Receiver.start(ca);
-  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off', PROVENANT_WEBHOOK_ALLOW_PRIVATE: '1' }, { tokenVerifiers: [standInOauth], webhookCa: ca.caPem, log });
+  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off', PROVENANT_WEBHOOK_ALLOW_PRIVATE: '1' }, { webhookCa: ca.caPem, log });
 });
 test.after(async () => {
   await srv.close();
@@ -52,8 +48,11 @@ interface Developer {
   appId: string;
   /** A developer session token carrying the app (decisions.md 5). */
   appToken: string;
-  /** The app's OAuth token for the user (the stand-in). */
+  /** An OAuth access token of the app for the developer themselves, with the sign scope. */
   oauth: string;
+  /** Its refresh token. */
+  refresh: string;
+  app: TestApp;
 }
 
 /** A registered developer on `tier`, with an app, a token carrying it, and a server-hosted cell to sign with. */
@@ -61,11 +60,15 @@ async function developer(tier: OrgTier = 'starter'): Promise<Developer> {
   const { token, user } = await srv.register();
   const orgId = (await srv.deps.store.accounts.personalOrg(user.id))!.id;
   await srv.deps.store.accounts.setOrgTier(orgId, tier);
-  const app = await api('POST', '/api/v1/developer/apps', { token, body: { name: 'app' } });
-  const appToken = (await api('POST', `/api/v1/developer/apps/${app.body.client_id}/token`, { token })).body.token;
+  const redirectUri = 'https://app.example/callback';
+  const created = await api('POST', '/api/v1/developer/apps', { token, body: { name: 'app', redirect_uris: [redirectUri], scopes: ['sign', 'display_name'] } });
+  const appId = created.body.client_id;
+  const appToken = (await api('POST', `/api/v1/developer/apps/${appId}/token`, { token })).body.token;
   await createServerCell(srv.deps, user.id);
   await srv.deps.store.accounts.setUserTier(user.id, 'premium_plus');
-  return { token, userId: user.id, orgId, appId: app.body.client_id, appToken, oauth: `test-oauth:${user.id}:${app.body.client_id}` };
+  const app: TestApp = { clientId: appId, redirectUri, ownerToken: token };
+  const { access, refresh } = await tokensFor(srv, app, { id: user.id, email: user.email!, token }, 'openid sign');
+  return { token, userId: user.id, orgId, appId, appToken, oauth: access, refresh, app };
 }
 
 async function newApp(dev: Developer): Promise<string> {
@@ -234,24 +237,25 @@ test('sign.created (sign and sign-batch) and sign.revoked through the app: the e
   assert.ok(Date.parse(after.last_triggered_at) >= before);
 });
 
-test('oauth.authorized, oauth.token.revoked and user.profile.updated go out as their outbox rows say (written as issue 17 writes them)', async () => {
+test('oauth.authorized (consent), user.profile.updated (display name) and oauth.token.revoked (refresh token): their envelopes, to the app\'s webhook', async () => {
   const dev = await developer();
   const path = newPath();
   await hook(dev, path, ['oauth.authorized', 'oauth.token.revoked', 'user.profile.updated']);
-  const db = await srv.sql();
-  const rows: [string, object][] = [
-    ['oauth.authorized', { user_id: dev.userId, scopes: ['openid', 'sign'] }],
-    ['oauth.token.revoked', { token_type: 'refresh_token' }],
-    ['user.profile.updated', { user_id: dev.userId, fields_changed: ['display_name'] }],
-  ];
-  for (const [type, payload] of rows) {
-    await db.run('INSERT INTO event_outbox (app_id, type, payload, created_at) VALUES (?, ?, ?, ?)', [dev.appId, type, JSON.stringify(payload), Date.now()]);
-  }
-  srv.deps.webhooks.wake();
+  const user = await newAccount(srv, { displayName: 'Ana Lima' });
+  const { refresh } = await tokensFor(srv, dev.app, user, 'openid display_name');
+  const renamed = await api('PATCH', '/api/v1/auth/me', { token: user.token, body: { display_name: 'Ana L.' } });
+  assert.is(renamed.status, 200, renamed.text);
+  const revoked = await postJson(srv, '/oauth/revoke', { token: refresh, token_type_hint: 'refresh_token', client_id: dev.appId });
+  assert.is(revoked.status, 200, revoked.text);
+  await api('PATCH', '/api/v1/auth/me', { token: user.token, body: { display_name: 'Ana' } }); // no unrevoked refresh token of the app left
   await settled();
   const got = receiver.at(path);
-  assert.equal(got.map(({ body: { timestamp: _t, ...rest } }) => rest), rows.map(([event, payload]) => ({ event, ...payload })));
-  assert.ok(got.every((d) => d.signatureValid === true));
+  assert.equal(got.map(({ body: { timestamp: _t, ...rest } }) => rest), [
+    { event: 'oauth.authorized', user_id: user.id, scopes: ['openid', 'display_name'] },
+    { event: 'user.profile.updated', user_id: user.id, fields_changed: ['display_name'] },
+    { event: 'oauth.token.revoked', token_type: 'refresh_token' },
+  ]);
+  assert.ok(got.every((d) => d.signatureValid === true && d.headers['x-service-event'] === d.body.event));
 });
 
 test('filters.file_hash applies to sign.created, in any case; other hashes are not delivered', async () => {

@@ -191,10 +191,15 @@ export async function deleteWebhook(deps: DomainDeps, caller: WebhookCaller, id:
 
 // ---------------------------------------------------------------- routing
 
-/** Spec 6 rule 1: the app's active webhooks subscribed to the event, `filters.file_hash` applied to `sign.created` (any case). */
+/**
+ * Spec 6 rule 1: the app's active webhooks subscribed to the event, `filters.file_hash`
+ * applied to `sign.created` (any case). Routing runs after the event's commit, so a
+ * webhook registered in between is passed over: a webhook gets what happened after it.
+ */
 export function routeEvent(event: QueuedEvent, webhooks: readonly Webhook[]): Webhook[] {
   return webhooks.filter((w) => {
     if (!w.active || w.appId !== event.appId || !w.events.includes(event.type)) return false;
+    if (w.createdAt > event.createdAt) return false;
     if (event.type === 'sign.created' && w.filters.file_hash !== undefined) {
       return String(event.payload.file_hash).toLowerCase() === w.filters.file_hash;
     }

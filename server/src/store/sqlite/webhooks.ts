@@ -123,7 +123,9 @@ export function createSqliteWebhooksStore(db: Db): WebhooksStore {
       return (await db.run('DELETE FROM webhooks WHERE id = ?', [id])).changes > 0;
     },
 
-    routeEvents(limit, now, route) {
+    async routeEvents(limit, now, route) {
+      // a read first: the writer (which every sign waits for) is taken only when there is work
+      if (!(await db.get('SELECT 1 FROM event_outbox WHERE dispatched_at IS NULL LIMIT 1'))) return 0;
       return db.transaction(async (tx) => {
         const rows = await tx.all<OutboxRow>(
           'SELECT id, app_id, type, payload, created_at FROM event_outbox WHERE dispatched_at IS NULL ORDER BY id LIMIT ?',
@@ -141,7 +143,8 @@ export function createSqliteWebhooksStore(db: Db): WebhooksStore {
       });
     },
 
-    claimDeliveries(now, leaseUntil, limit) {
+    async claimDeliveries(now, leaseUntil, limit) {
+      if (!(await db.get('SELECT 1 FROM webhook_deliveries WHERE finished_at IS NULL AND due_at <= ? LIMIT 1', [now]))) return [];
       return db.transaction(async (tx) => {
         const rows = await tx.all<{
           seq: number; id: string; webhook_id: string; attempts: number; url: string; sealed_secret: string;
