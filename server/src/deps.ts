@@ -13,6 +13,8 @@ import type { RateLimitStores } from './ratelimit.js';
 import type { VerifyCache } from './signit/cache.js';
 import type { TokenVerifier } from './auth/middleware.js';
 import type { ContactRelay } from './contact/mailer.js';
+import type { MailTransport } from './mail/transport.js';
+import type { VerificationMailer } from './mail/verification.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface ServerDeps {
@@ -33,8 +35,12 @@ export interface ServerDeps {
   uploads: UploadGate;
   /** Tried in turn on a bearer token: session tokens first. */
   tokenVerifiers: readonly TokenVerifier[];
+  /** The one mail transport (SMTP or the outbox directory) the senders below share. */
+  mail: MailTransport;
   /** Drains the contact relay's queue in the background (spec 4.13). */
   contactRelay: ContactRelay;
+  /** Mails address-verification links off the request path. */
+  verificationMail: VerificationMailer;
   /** Routes the event outbox to webhooks and delivers (spec 6); its resolver also checks registrations. */
   webhooks: WebhookDispatcher;
   /** Every part above, in the order built: /healthz reports them, shutdown closes them in reverse. */

@@ -38,6 +38,7 @@ export const ERRORS = {
   agent_taken: [409, 'This agent key belongs to another account.'],
   invalid_challenge: [400, 'The challenge is unknown, used or expired.'],
   invalid_signature: [400, 'The signature does not verify.'],
+  invalid_verification_token: [400, 'The e-mail verification link is unknown, used or expired.'],
   insufficient_scope: [403, 'The access token lacks the scope this endpoint needs.'],
   not_found: [404, 'Not found.'],
   method_not_allowed: [405, 'Method not allowed.'],

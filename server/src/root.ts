@@ -8,6 +8,8 @@ import { ContactRelay } from './contact/mailer.js';
 import { ConfigError, databaseFile, type Config } from './config.js';
 import { Parts, type PartHealth, type ServerDeps } from './deps.js';
 import { createLogger, type Logger } from './log.js';
+import { createMailTransport } from './mail/transport.js';
+import { VerificationMailer } from './mail/verification.js';
 import { MatchingService } from './matching/service.js';
 import { UploadGate } from './matching/upload.js';
 import { Metrics } from './metrics.js';
@@ -158,14 +160,22 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     const tokenVerifiers = [sessionTokenVerifier, oauthAccessTokenVerifier, ...(options.tokenVerifiers ?? [])];
     parts.add({ name: 'token_verifiers', health: () => ({ status: 'ok', count: tokenVerifiers.length }) });
 
+    // the one mail transport (SMTP, or .eml files in the outbox), closed after its senders
+    const mail = createMailTransport(config);
+    parts.add({ name: 'mail', health: () => ({ status: 'ok', transport: mail.kind }), close: () => mail.close() });
+
     // the contact relay's queue, drained in the background by SMTP or into the outbox
-    const contactRelay = new ContactRelay({ store, config, log });
+    const contactRelay = new ContactRelay({ store, config, log, mail });
     parts.add({
       name: 'contact_relay',
       health: async () => ({ status: 'ok', transport: contactRelay.transport, pending: await store.contacts.pending(), ...contactRelay.counts }),
       close: () => contactRelay.close(),
     });
     contactRelay.start();
+
+    // address-verification links, mailed off the request path
+    const verificationMail = new VerificationMailer({ store, config, log, mail });
+    parts.add({ name: 'verification_mail', health: () => ({ status: 'ok', in_flight: verificationMail.pending, ...verificationMail.counts }), close: () => verificationMail.close() });
 
     // webhook deliveries (spec 6): the outbox routed and sent in the background
     if (config.webhookAllowPrivate) log.warn('PROVENANT_WEBHOOK_ALLOW_PRIVATE=1: webhooks may be registered for and delivered to loopback and private addresses; for tests only, never in production');
@@ -177,7 +187,7 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     });
     webhooks.start();
 
-    return { config, log, metrics, store, pool, matching, verifyCache, contentRightsCache, rateLimits, uploads, tokenVerifiers, contactRelay, webhooks, parts };
+    return { config, log, metrics, store, pool, matching, verifyCache, contentRightsCache, rateLimits, uploads, tokenVerifiers, mail, contactRelay, verificationMail, webhooks, parts };
   } catch (err) {
     // what was started keeps the process alive (the pool, the index thread) or the database open
     await parts.close().catch((closeErr: Error) => log.error('closing after a failed start', { error: closeErr.message }));

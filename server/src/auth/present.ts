@@ -7,6 +7,8 @@ import type { UserTier } from '../store/types.js';
 export interface UserView {
   id: string;
   email: string | null;
+  /** The address was confirmed by a link mailed to it (apps see only a verified one). */
+  email_verified: boolean;
   username: string | null;
   display_name: string | null;
   profile_picture: string | null;
@@ -27,6 +29,7 @@ export function userView({ user, agents, hasServerCell, personalOrgId }: Account
   return {
     id: user.id,
     email: user.email,
+    email_verified: user.emailVerified,
     username: user.username,
     display_name: user.displayName,
     profile_picture: user.profilePicture,
@@ -60,4 +63,9 @@ export function userAnswer(account: Account): { user: UserView } {
 /** vault/challenge. */
 export function challengeAnswer({ challenge, expiresAt }: { challenge: string; expiresAt: number }) {
   return { challenge, expires_at: new Date(expiresAt).toISOString() };
+}
+
+/** POST email/verification: the address, whether it is verified, whether a link was sent now. */
+export function emailVerificationAnswer({ email, queued }: { email: string; queued: boolean }) {
+  return { email, email_verified: !queued, verification_sent: queued };
 }

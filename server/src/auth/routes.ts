@@ -1,17 +1,20 @@
-// /api/v1/auth: register, login, me, vault challenge login, agent linking (decisions.md 5).
+// /api/v1/auth: register, login, me, vault challenge login, agent linking (decisions.md 5),
+// e-mail address verification (a link by mail; spec 2.8 shares only verified addresses).
 // Each route: limits, auth, the body checked (schema.ts), one domain call, the answer (present.ts).
 import { Router } from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import { isPlainObject } from 'provenant';
 import type { ServerDeps } from '../deps.js';
-import { ApiError } from '../errors.js';
+import { ApiError, DomainError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
 import { parseInput } from '../validate.js';
 import { requireAuth } from './middleware.js';
 import { challengeBody, loginBody, patchMeBody, registerBody, signedChallengeBody } from './schema.js';
 import { updateProfile } from '../domain/accounts.js';
 import { accountOfSession, issueChallenge, linkAgent, login, register, vaultLogin } from '../domain/sessions.js';
-import { challengeAnswer, sessionAnswer, userAnswer } from './present.js';
+import { challengeAnswer, emailVerificationAnswer, sessionAnswer, userAnswer } from './present.js';
+import { emailVerificationErrorPage, emailVerifiedPage } from './pages.js';
+import { requestEmailVerification, verifyEmail } from '../domain/email-verification.js';
 import { jsonBody } from '../body.js';
 
 export const AUTH_PREFIX = '/api/v1/auth';
@@ -27,6 +30,12 @@ function jsonObjectBody(ctx: Context): Record<string, unknown> {
     throw new ApiError('invalid_request', 'The body must be a JSON object of the fields to change.');
   }
   return body;
+}
+
+/** Only the user asks for mail to their address: an app's access token is refused. */
+async function sessionTokenOnly(ctx: Context, next: Next): Promise<void> {
+  if (ctx.state.auth!.kind !== 'session') throw new ApiError('forbidden', 'Ask for a verification e-mail with a session token, not an app\'s access token.');
+  await next();
 }
 
 export function authRoutes(deps: ServerDeps): Router {
@@ -75,6 +84,30 @@ export function authRoutes(deps: ServerDeps): Router {
     const body = parseInput(signedChallengeBody, ctx.request.body);
     ctx.status = 201;
     ctx.body = userAnswer(await linkAgent(deps, ctx.state.auth!.userId, body));
+  });
+
+  // a new verification link by mail (the first goes out on registration); 3 an hour per user
+  router.post(
+    '/email/verification',
+    requireAuth(),
+    sessionTokenOnly,
+    rateLimit(deps, { name: 'auth_email_verification', max: 3, durationMs: 60 * minute, key: (ctx) => ctx.state.auth!.userId }),
+    async (ctx) => {
+      const result = await requestEmailVerification(deps, ctx.state.auth!.userId);
+      ctx.status = result.queued ? 202 : 200;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = emailVerificationAnswer(result);
+    },
+  );
+
+  // the link in the message: opened in a browser, so answered with a page either way
+  router.get('/email/verify', rateLimit(deps, { name: 'auth_email_verify', max: 30, durationMs: minute }), async (ctx) => {
+    try {
+      emailVerifiedPage(ctx, (await verifyEmail(deps, ctx.query.token, Date.now())).email);
+    } catch (err) {
+      if (!(err instanceof DomainError && err.code === 'invalid_verification_token')) throw err;
+      emailVerificationErrorPage(ctx, err);
+    }
   });
 
   return router;

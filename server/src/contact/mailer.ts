@@ -1,16 +1,13 @@
 // The contact relay's sender (spec 4.13; decisions.md 10): a long-lived part that drains
-// the durable queue in the background and sends each request with nodemailer, over
-// SMTP when PROVENANT_SMTP_URL is set, else as .eml files in $DATA_DIR/outbox (0600).
+// the durable queue in the background and sends each request through the server's one
+// mail transport (../mail/transport.ts: SMTP, or .eml files in $DATA_DIR/outbox).
 // From is the service's address, Reply-To the sender; the signer's address goes only
 // into the envelope (no To, Cc or Bcc header carries it), so not even the message
 // shows it to anyone but its owner's mail server.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import nodemailer from 'nodemailer';
-import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Config } from '../config.js';
 import { contactRecipient, type ContactQueueWaker } from '../domain/contact.js';
 import type { Logger } from '../log.js';
+import type { MailMessage, MailTransport } from '../mail/transport.js';
 import type { QueuedContactRequest, Store } from '../store/types.js';
 
 /** How often the queue is looked at without a wake (retries, requests queued by another node). */
@@ -35,7 +32,7 @@ const PURPOSE_WORDS: Record<QueuedContactRequest['purpose'], string> = {
  * The message for one request. Every value from the sender is already header-safe (no
  * control characters: public/schema.ts); nodemailer encodes the display name and subject.
  */
-export function contactMail(request: QueuedContactRequest, to: string, from: string): Mail.Options {
+export function contactMail(request: QueuedContactRequest, to: string, from: string): MailMessage {
   // the hash on a line of its own: 64 characters stay unbroken in quoted-printable
   const about = request.fileHash === null ? ['about your Provenant creator profile.'] : ['about your signed file (SHA-256):', request.fileHash];
   const text = [
@@ -59,46 +56,7 @@ export function contactMail(request: QueuedContactRequest, to: string, from: str
   };
 }
 
-/** Sends one message: over SMTP, or into the outbox directory. */
-interface Sender {
-  readonly kind: 'smtp' | 'outbox';
-  send(message: Mail.Options, id: number): Promise<void>;
-  close(): void;
-}
-
-function smtpSender(url: string): Sender {
-  const transport = nodemailer.createTransport(url);
-  return {
-    kind: 'smtp',
-    send: async (message) => {
-      await transport.sendMail(message);
-    },
-    close: () => transport.close(),
-  };
-}
-
-/**
- * The outbox: each message as `<time>-<id>.eml` (RFC 5322, as nodemailer would send it)
- * and its envelope beside it as `<time>-<id>.envelope.json`, both 0600 in a 0700
- * directory, for an operator's mail tool to pick up.
- */
-function outboxSender(dir: string): Sender {
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-  return {
-    kind: 'outbox',
-    async send(message, id) {
-      const info = await transport.sendMail(message);
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const name = `${Date.now()}-${id}`;
-      writeFileSync(join(dir, `${name}.envelope.json`), JSON.stringify(info.envelope) + '\n', { mode: 0o600, flag: 'w' });
-      writeFileSync(join(dir, `${name}.eml`), info.message as Buffer, { mode: 0o600, flag: 'w' });
-    },
-    close: () => transport.close(),
-  };
-}
-
 export class ContactRelay implements ContactQueueWaker {
-  private readonly sender: Sender;
   private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
   private again = false;
@@ -107,15 +65,13 @@ export class ContactRelay implements ContactQueueWaker {
   readonly counts = { sent: 0, dropped: 0, failed: 0 };
 
   constructor(
-    private readonly deps: { store: Store; config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>; log: Logger },
+    /** `mail`: the server's transport, closed by its owner (the composition root), not here. */
+    private readonly deps: { store: Store; config: Pick<Config, 'mailFrom'>; log: Logger; mail: MailTransport },
     private readonly now: () => number = Date.now,
-  ) {
-    const { smtpUrl, dataDir } = deps.config;
-    this.sender = smtpUrl !== null ? smtpSender(smtpUrl) : outboxSender(join(dataDir, 'outbox'));
-  }
+  ) {}
 
   get transport(): 'smtp' | 'outbox' {
-    return this.sender.kind;
+    return this.deps.mail.kind;
   }
 
   /** Starts polling and drains what a previous run left queued. */
@@ -169,9 +125,9 @@ export class ContactRelay implements ContactQueueWaker {
       return;
     }
     try {
-      await this.sender.send(contactMail(request, recipient.to, config.mailFrom), request.id);
+      await this.deps.mail.send(contactMail(request, recipient.to, config.mailFrom), String(request.id));
       this.counts.sent += 1;
-      log.info('contact relay: message sent', { id: request.id, transport: this.sender.kind });
+      log.info('contact relay: message sent', { id: request.id, transport: this.deps.mail.kind });
       await store.contacts.complete(request.id);
     } catch (err) {
       this.counts.failed += 1;
@@ -188,11 +144,10 @@ export class ContactRelay implements ContactQueueWaker {
     }
   }
 
-  /** Stops polling, lets a pass in progress finish, closes the transport. */
+  /** Stops polling and lets a pass in progress finish (the transport is its owner's to close). */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
     await this.idle();
-    this.sender.close();
   }
 }

@@ -9,6 +9,7 @@ import { DomainError } from '../errors.js';
 import { StoreConflictError, type User } from '../store/types.js';
 import { accountOf, createUserAccount, userOfToken, type Account } from './accounts.js';
 import type { DomainDeps } from './deps.js';
+import type { VerificationMailQueue } from './email-verification.js';
 
 /** decisions.md 5: a challenge is single use and valid 5 minutes. */
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
@@ -22,8 +23,9 @@ async function sessionOf(deps: DomainDeps, user: User): Promise<Session> {
   return { token: await issueSessionToken(deps, user.id), account: await accountOf(deps, user) };
 }
 
+/** A new account; the mail verifying its address is queued, never waited for. */
 export async function register(
-  deps: DomainDeps,
+  deps: DomainDeps & { verificationMail: VerificationMailQueue },
   input: { email: string; password: string; display_name?: string; username?: string },
 ): Promise<Session> {
   const user = await createUserAccount(deps, {
@@ -32,6 +34,7 @@ export async function register(
     displayName: input.display_name,
     username: input.username,
   });
+  deps.verificationMail.queue(user);
   return sessionOf(deps, user);
 }
 

@@ -36,7 +36,8 @@ function contentSecurityPolicy(redirectOrigin: string | null): string {
   return `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
-function sendPage(ctx: Context, status: number, title: string, body: string, redirectOrigin: string | null): void {
+/** A page with this module's CSP and headers (also the e-mail verification pages: auth/pages.ts). */
+export function sendPage(ctx: Context, status: number, title: string, body: string, redirectOrigin: string | null): void {
   ctx.status = status;
   ctx.set({
     'Content-Security-Policy': contentSecurityPolicy(redirectOrigin),

@@ -83,7 +83,7 @@ const quotaState = z.object({
 const rightsValues = contentRights.required();
 const fingerprint = nullable(perceptualHash);
 const user = z.object({
-  id: z.string(), email: nullable(z.string()), username: nullable(z.string()), display_name: nullable(z.string()), profile_picture: nullable(z.string()),
+  id: z.string(), email: nullable(z.string()), email_verified: z.boolean(), username: nullable(z.string()), display_name: nullable(z.string()), profile_picture: nullable(z.string()),
   public_fields: z.array(z.string()), contact_opt_in: z.boolean(), tier: z.string(), agent_pub_key: nullable(z.string()), did: nullable(z.string()),
   agents: z.array(z.object({ agent_pub_key: z.string(), did: nullable(z.string()), primary: z.boolean(), linked_at: z.string() })),
   server_cell: z.boolean(), personal_org_id: nullable(z.string()), created_at: z.string(),
@@ -134,6 +134,11 @@ add('patch', '/api/v1/auth/me', { tag: 'accounts', auth: 'session', summary: 'Ch
 add('post', '/api/v1/auth/vault/challenge', { tag: 'accounts', summary: 'A sign-in challenge for a vault key', body: { schema: json(challengeBody, 'input') }, limit: '60/min', responses: { 200: ['the challenge', json(z.object({ challenge: z.string(), expires_at: z.string() }))] } });
 add('post', '/api/v1/auth/vault/token', { tag: 'accounts', summary: 'Sign in with a signed challenge (a new key gets a device-hosted account)', body: { schema: json(signedChallengeBody, 'input') }, limit: '60/min', responses: { 200: ['the session', json(z.object({ token: z.string(), user }))] } });
 add('post', '/api/v1/auth/agents', { tag: 'accounts', auth: 'session', summary: 'Link another device key with a challenge it signed', body: { schema: json(signedChallengeBody, 'input') }, responses: { 200: ['the account', json(z.object({ user }))] } });
+add('post', '/api/v1/auth/email/verification', { tag: 'accounts', auth: 'session', summary: 'Mail a new verification link to the account\'s address (one goes out on registration); session tokens only', limit: '3/hour per user',
+  responses: { 202: ['a link is being sent', json(z.object({ email: z.string(), email_verified: z.literal(false), verification_sent: z.literal(true) }))], 200: ['verified already: nothing sent', json(z.object({ email: z.string(), email_verified: z.literal(true), verification_sent: z.literal(false) }))], 400: ['invalid_request: the account has no e-mail address', json(errorBody)] } });
+add('get', '/api/v1/auth/email/verify', { tag: 'accounts', summary: 'The link a verification mail carries: marks the address verified (single use, 24 hours, bound to the address it was sent to)', limit: '30/min',
+  query: { token: { schema: { type: 'string' }, required: true, description: 'the token of the link, 43 base64url characters' } },
+  responses: { 200: ['a page: the address is verified', { type: 'string' }, 'text/html'], 400: ['a page: invalid_verification_token (unknown, used, expired, or sent to an address the account no longer has)', { type: 'string' }, 'text/html'] } });
 
 add('post', '/api/v1/developer/apps', { tag: 'developer', auth: 'session', summary: 'Register an app (its client_id)', body: { schema: json(createAppBody, 'input') }, responses: { 200: ['the app', json(app)] } });
 add('get', '/api/v1/developer/apps', { tag: 'developer', auth: 'session', summary: "The caller's apps", responses: { 200: ['the apps', json(z.object({ apps: z.array(app) }))] } });

@@ -428,6 +428,43 @@ export interface ContactStore {
   pending(): Promise<number>;
 }
 
+// ---------------------------------------------------------------- e-mail address verification
+
+/** A verification link as stored: only its token's SHA-256 (hex), bound to the address it was sent to. */
+export interface NewEmailVerification {
+  hash: string;
+  userId: string;
+  /** The address the link was sent to (lowercase, as the user row holds it). */
+  email: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** How using a verification link ended (consume). */
+export type EmailVerificationOutcome =
+  /** The address is verified now (the link is used up). */
+  | { outcome: 'verified'; userId: string; email: string }
+  /** No link with this hash (never sent, mistyped, or purged long after it expired). */
+  | { outcome: 'unknown' }
+  | { outcome: 'used' }
+  | { outcome: 'expired' }
+  /** The account's address is no longer the one the link was sent to (or the account is gone). */
+  | { outcome: 'stale' };
+
+export interface EmailVerificationStore {
+  /**
+   * Stores a link and drops the user's links that expired before `purgeBefore`, in one
+   * transaction (a used or expired link is kept a while so that it is told apart from an
+   * unknown one). StoreNotFoundError 'user'.
+   */
+  create(verification: NewEmailVerification, purgeBefore: number): Promise<void>;
+  /**
+   * Uses a link up in one transaction: unknown, used, expired (at `now`), stale; or
+   * marks it used and the user's address verified. Of concurrent uses exactly one verifies.
+   */
+  consume(hash: string, now: number): Promise<EmailVerificationOutcome>;
+}
+
 // ---------------------------------------------------------------- webhooks
 
 /** Spec 2.7 filters: only `file_hash` (lowercase hex), applied to `sign.created`. */
@@ -640,6 +677,7 @@ export interface Store {
   accounts: AccountsStore;
   signatures: SignaturesStore;
   contacts: ContactStore;
+  emailVerifications: EmailVerificationStore;
   webhooks: WebhooksStore;
   oauth: OAuthStore;
   feed: ChangeFeed;

@@ -20,6 +20,7 @@ import type { MigrationListener } from '../sqlite/db.js';
 import type { Store } from '../types.js';
 import { createPgAccountsStore } from './accounts.js';
 import { createPgContactStore } from './contacts.js';
+import { createPgEmailVerificationStore } from './email-verifications.js';
 import { PgDb } from './db.js';
 import { PgChangeFeed } from './feed.js';
 import { createPgOAuthStore } from './oauth.js';
@@ -39,6 +40,7 @@ function pgStore(db: PgDb, feed: PgChangeFeed): PgStore {
     accounts: createPgAccountsStore(db, feed),
     signatures: createPgSignaturesStore(db, feed),
     contacts: createPgContactStore(db),
+    emailVerifications: createPgEmailVerificationStore(db),
     webhooks: createPgWebhooksStore(db),
     oauth: createPgOAuthStore(db),
     feed,

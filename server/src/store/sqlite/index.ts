@@ -2,6 +2,7 @@
 import type { Store } from '../types.js';
 import { createSqliteAccountsStore } from './accounts.js';
 import { createSqliteContactStore } from './contacts.js';
+import { createSqliteEmailVerificationStore } from './email-verifications.js';
 import { Db, type MigrationListener } from './db.js';
 import { SqliteChangeFeed } from './feed.js';
 import { createSqliteOAuthStore } from './oauth.js';
@@ -16,6 +17,7 @@ export function sqliteStore(db: Db): Store {
     accounts: createSqliteAccountsStore(db, feed),
     signatures: createSqliteSignaturesStore(db, feed),
     contacts: createSqliteContactStore(db),
+    emailVerifications: createSqliteEmailVerificationStore(db),
     webhooks: createSqliteWebhooksStore(db),
     oauth: createSqliteOAuthStore(db),
     feed,
