@@ -105,6 +105,7 @@ export function storeContract(name: string, open: OpenStore): void {
   contactsContract(name, open);
   webhooksContract(name, open);
   oauthContract(name, open);
+  emailVerificationsContract(name, open);
 }
 
 // ---------------------------------------------------------------- accounts
@@ -917,6 +918,51 @@ function oauthContract(name: string, open: OpenStore): void {
     assert.is(await store.oauth.findAccessToken(t.access.hash, Date.now()), null);
     assert.is(await store.oauth.getRefreshToken(t.refresh.hash), null);
     assert.equal(await store.oauth.listGrants(s.user.id), []);
+  });
+
+  test.run();
+}
+
+// ---------------------------------------------------------------- e-mail verification links
+
+function emailVerificationsContract(name: string, open: OpenStore): void {
+  const test = storeSuite(`${name} store: e-mail verification`, open);
+  const DAY = 24 * 3600 * 1000;
+
+  test('a link verifies its user\'s address once; then used; expired at its time; unknown otherwise', async ({ store }) => {
+    const user = await newUser(store, { email: 'verify-me@example.com' });
+    assert.is(user.emailVerified, false);
+    await store.emailVerifications.create({ hash: 'v1', userId: user.id, email: 'verify-me@example.com', createdAt: 1_000, expiresAt: 1_000 + DAY }, 0);
+    await store.emailVerifications.create({ hash: 'v2', userId: user.id, email: 'verify-me@example.com', createdAt: 1_000, expiresAt: 2_000 }, 0);
+    assert.equal(await store.emailVerifications.consume('v2', 2_000), { outcome: 'expired' }, 'expired at expiresAt');
+    assert.is((await store.accounts.getUser(user.id))!.emailVerified, false);
+    assert.equal(await store.emailVerifications.consume('v1', 5_000), { outcome: 'verified', userId: user.id, email: 'verify-me@example.com' });
+    assert.is((await store.accounts.getUser(user.id))!.emailVerified, true);
+    assert.equal(await store.emailVerifications.consume('v1', 5_001), { outcome: 'used' });
+    assert.equal(await store.emailVerifications.consume('nope', 5_000), { outcome: 'unknown' });
+  });
+
+  test('bound to the address it was sent to; an unknown user is typed; old links purged on the next create', async ({ store }) => {
+    const user = await newUser(store, { email: 'Mixed@Example.com' });
+    await store.emailVerifications.create({ hash: 's1', userId: user.id, email: 'old@example.com', createdAt: 1_000, expiresAt: 1_000 + DAY }, 0);
+    assert.equal(await store.emailVerifications.consume('s1', 2_000), { outcome: 'stale' });
+    assert.is((await store.accounts.getUser(user.id))!.emailVerified, false);
+    // the user row's address in any case matches the lowercase one a link was sent to
+    await store.emailVerifications.create({ hash: 's2', userId: user.id, email: 'mixed@example.com', createdAt: 1_000, expiresAt: 1_000 + DAY }, 0);
+    assert.is((await store.emailVerifications.consume('s2', 2_000)).outcome, 'verified');
+    assert.is(await storeErrorOf(StoreNotFoundError, store.emailVerifications.create({ hash: 's3', userId: randomUUID(), email: 'x@example.com', createdAt: 1, expiresAt: 2 }, 0)), 'user');
+    // links that expired before purgeBefore are gone (unknown); later ones stay (used)
+    await store.emailVerifications.create({ hash: 's4', userId: user.id, email: 'mixed@example.com', createdAt: 10 * DAY, expiresAt: 11 * DAY }, 1_000 + DAY + 1);
+    assert.equal(await store.emailVerifications.consume('s1', 10 * DAY), { outcome: 'unknown' }, 'purged');
+    assert.equal(await store.emailVerifications.consume('s2', 10 * DAY), { outcome: 'unknown' }, 'purged');
+    assert.is((await store.emailVerifications.consume('s4', 10 * DAY)).outcome, 'verified');
+  });
+
+  test('concurrent uses of one link: exactly one verifies, the others find it used', async ({ store }) => {
+    const user = await newUser(store, { email: 'race@example.com' });
+    await store.emailVerifications.create({ hash: 'r1', userId: user.id, email: 'race@example.com', createdAt: 1_000, expiresAt: 1_000 + DAY }, 0);
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => store.emailVerifications.consume('r1', 2_000)));
+    assert.equal(outcomes.map((o) => o.outcome).sort(), ['used', 'used', 'used', 'used', 'used', 'used', 'used', 'verified']);
   });
 
   test.run();
