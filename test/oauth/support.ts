@@ -29,7 +29,7 @@ export interface TestAccount {
   token: string;
 }
 
-/** A registered user; `verified`: their address is marked verified (no flow for it exists yet). */
+/** A registered user; `verified`: their address is marked verified in the database (the mailed link's flow: test/server/email-verification.test.ts). */
 export async function newAccount(srv: TestServer, opts: { verified?: boolean; displayName?: string } = {}): Promise<TestAccount> {
   const { token, user } = await srv.register(undefined, { display_name: opts.displayName ?? 'Ana Lima' });
   if (opts.verified) await (await srv.sql()).run('UPDATE users SET email_verified = ? WHERE id = ?', [true, user.id]);
