@@ -651,13 +651,13 @@ function webhooksContract(name: string, open: OpenStore): void {
   test('create, get, list, update, delete; fields round-trip; an unknown app is typed', async ({ store }) => {
     const { app, webhook } = await appOf(store);
     const first = created(await store.webhooks.create(webhook({ filters: { file_hash: 'a'.repeat(64) } }), 10));
-    assert.equal(first, { ...webhook(), id: first.id, filters: { file_hash: 'a'.repeat(64) }, active: true, failureCount: 0, lastTriggeredAt: null, lastFailureAt: null });
+    assert.equal(first, { ...webhook(), id: first.id, filters: { file_hash: 'a'.repeat(64) }, active: true, failureCount: 0, lastTriggeredAt: null, lastFailureAt: null, activeSince: 1_000 });
     assert.equal(await store.webhooks.get(first.id), first);
     const second = created(await store.webhooks.create(webhook({ createdAt: 2_000, events: ['sign.revoked', 'oauth.authorized'] }), null));
     assert.equal((await store.webhooks.listForApp(app.id)).map((w) => w.id), [first.id, second.id]);
-    const updated = await store.webhooks.update(first.id, { url: 'https://other.example.com/', events: ['sign.revoked'], filters: {} });
+    const updated = await store.webhooks.update(first.id, { url: 'https://other.example.com/', events: ['sign.revoked'], filters: {} }, 1_500);
     assert.equal(updated, { ...first, url: 'https://other.example.com/', events: ['sign.revoked'], filters: {} });
-    assert.is(await store.webhooks.update(randomUUID(), { active: true }), null);
+    assert.is(await store.webhooks.update(randomUUID(), { active: true }, 1_500), null);
     assert.is(await store.webhooks.delete(first.id), true);
     assert.is(await store.webhooks.delete(first.id), false);
     assert.is(await store.webhooks.get(first.id), null);
@@ -680,7 +680,7 @@ function webhooksContract(name: string, open: OpenStore): void {
     const a = created(await store.webhooks.create(webhook(), null));
     const b = created(await store.webhooks.create(webhook({ createdAt: 2_000 }), null));
     const off = created(await store.webhooks.create(webhook({ createdAt: 3_000 }), null));
-    await store.webhooks.update(off.id, { active: false });
+    await store.webhooks.update(off.id, { active: false }, 4_000);
     const stranger = await appOf(store);
     created(await store.webhooks.create(stranger.webhook(), null));
     await emit(store, u.id, app.id, 'sign.created', { file_hash: 'x' });
@@ -740,13 +740,14 @@ function webhooksContract(name: string, open: OpenStore): void {
     const off = (await store.webhooks.get(w.id))!;
     assert.equal([off.active, off.failureCount, off.lastTriggeredAt, off.lastFailureAt], [false, 10, 2_002, 2_012]);
     assert.equal(await store.webhooks.backlog(), { events: 0, deliveries: 0 }, 'the 14th was dropped');
-    const on = (await store.webhooks.update(w.id, { active: true }))!;
-    assert.equal([on.active, on.failureCount], [true, 0]);
+    const on = (await store.webhooks.update(w.id, { active: true }, 2_900))!;
+    assert.equal([on.active, on.failureCount, on.activeSince], [true, 0, 2_900], 're-enabled now');
+    assert.is((await store.webhooks.update(w.id, { active: true }, 2_950))!.activeSince, 2_900, 'an active one stays active since then');
     await emit(store, u.id, app.id, 'sign.created', { n: 'after' });
     await store.webhooks.routeEvents(100, 3_000, (_e, ws) => ws);
     const [d] = await store.webhooks.claimDeliveries(3_000, 100_000, 10);
     assert.equal(d.event.payload, { n: 'after' });
-    await store.webhooks.update(w.id, { active: false });
+    await store.webhooks.update(w.id, { active: false }, 3_002);
     assert.is(await store.webhooks.finishDelivery(d.id, { ok: true, at: 3_001 }, 10), 'gone', 'disabling by PUT drops the pending one');
     assert.is(await store.webhooks.delete(w.id), true);
   });

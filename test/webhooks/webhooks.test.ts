@@ -5,13 +5,14 @@
 // access token (authorization code + PKCE through test/oauth/support.ts), consent,
 // refresh-token revocation, a display-name change. PROVENANT_WEBHOOK_ALLOW_PRIVATE=1
 // lets this server reach loopback; the URL rules without it are ssrf.test.ts's.
+// SQLite, or PostgreSQL when imported with ?engine=postgres (test/postgres/suites.test.ts).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import type { Logger, LogFields } from '../../server/src/log.js';
 import type { OrgTier } from '../../server/src/store/types.js';
-import { apiRequest, startTestServer, type TestServer } from '../helpers/server.js';
+import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { newAccount, postJson, registerApp, tokensFor, type TestApp } from '../oauth/support.js';
 import { makeTestCa, Receiver, type TestCa } from './fixtures.js';
 
@@ -27,7 +28,7 @@ const test = suite('webhooks');
 test.before(async () => {
   ca = makeTestCa();
   receiver = await Receiver.start(ca);
-  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off', PROVENANT_WEBHOOK_ALLOW_PRIVATE: '1' }, { webhookCa: ca.caPem, log });
+  srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off', PROVENANT_WEBHOOK_ALLOW_PRIVATE: '1' }, { webhookCa: ca.caPem, log, engine: testEngine(import.meta.url) });
 });
 test.after(async () => {
   await srv.close();
@@ -354,7 +355,7 @@ test.run();
 const limited = suite('webhooks: 30 creates a minute per developer');
 let rl: TestServer;
 limited.before(async () => {
-  rl = await startTestServer({ PROVENANT_WEBHOOK_ALLOW_PRIVATE: '1' });
+  rl = await startTestServer({ PROVENANT_WEBHOOK_ALLOW_PRIVATE: '1' }, { engine: testEngine(import.meta.url) });
 });
 limited.after(async () => {
   await rl.close();

@@ -178,7 +178,7 @@ export async function updateWebhook(deps: WebhookDeps, caller: WebhookCaller, id
   if (input.filters !== undefined) patch.filters = checkedFilters(input.filters);
   if (input.url !== undefined) patch.url = await checkedUrl(deps, input.url);
   if (input.active !== undefined) patch.active = input.active;
-  const updated = await deps.store.webhooks.update(webhook.id, patch);
+  const updated = await deps.store.webhooks.update(webhook.id, patch, Date.now());
   if (updated === null) throw new DomainError('not_found', 'No webhook with this id.');
   return updated;
 }
@@ -194,12 +194,13 @@ export async function deleteWebhook(deps: DomainDeps, caller: WebhookCaller, id:
 /**
  * Spec 6 rule 1: the app's active webhooks subscribed to the event, `filters.file_hash`
  * applied to `sign.created` (any case). Routing runs after the event's commit, so a
- * webhook registered in between is passed over: a webhook gets what happened after it.
+ * webhook registered or re-enabled in between is passed over: a webhook gets what
+ * happened while it was active (spec 3.2: delivery resumes on the next event).
  */
 export function routeEvent(event: QueuedEvent, webhooks: readonly Webhook[]): Webhook[] {
   return webhooks.filter((w) => {
     if (!w.active || w.appId !== event.appId || !w.events.includes(event.type)) return false;
-    if (w.createdAt > event.createdAt) return false;
+    if (event.createdAt < w.activeSince) return false;
     if (event.type === 'sign.created' && w.filters.file_hash !== undefined) {
       return String(event.payload.file_hash).toLowerCase() === w.filters.file_hash;
     }

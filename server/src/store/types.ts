@@ -484,6 +484,8 @@ export interface Webhook {
   /** The signing secret as the domain sealed it (the store does not read it). */
   sealedSecret: string;
   active: boolean;
+  /** When it last became active (its creation, or the PUT that re-enabled it): events from before are not its. */
+  activeSince: number;
   /** Consecutive failed deliveries (spec 3.2). */
   failureCount: number;
   lastTriggeredAt: number | null;
@@ -492,9 +494,9 @@ export interface Webhook {
   createdAt: number;
 }
 
-export type NewWebhook = Omit<Webhook, 'active' | 'failureCount' | 'lastTriggeredAt' | 'lastFailureAt'>;
+export type NewWebhook = Omit<Webhook, 'active' | 'activeSince' | 'failureCount' | 'lastTriggeredAt' | 'lastFailureAt'>;
 
-/** A PUT (spec 4.15): `active: true` also resets the failure count; `active: false` drops its pending deliveries. */
+/** A PUT (spec 4.15): `active: true` also resets the failure count; a change of `active` drops its pending deliveries. */
 export interface WebhookPatch {
   url?: string;
   events?: string[];
@@ -533,8 +535,8 @@ export interface WebhooksStore {
   get(id: string): Promise<Webhook | null>;
   /** Oldest first. */
   listForApp(appId: string): Promise<Webhook[]>;
-  /** Null when no such webhook. */
-  update(id: string, patch: WebhookPatch): Promise<Webhook | null>;
+  /** Null when no such webhook. Re-enabling an inactive one makes `now` its activeSince. */
+  update(id: string, patch: WebhookPatch, now: number): Promise<Webhook | null>;
   /** Removes the webhook and its pending deliveries; false when no such webhook. */
   delete(id: string): Promise<boolean>;
   /**

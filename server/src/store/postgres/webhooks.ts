@@ -16,6 +16,7 @@ interface WebhookRow {
   filters: string;
   sealed_secret: string;
   active: boolean;
+  active_since: number;
   failure_count: number;
   last_triggered_at: number | null;
   last_failure_at: number | null;
@@ -31,6 +32,7 @@ const toWebhook = (r: WebhookRow): Webhook => ({
   filters: JSON.parse(r.filters) as Webhook['filters'],
   sealedSecret: r.sealed_secret,
   active: r.active,
+  activeSince: r.active_since,
   failureCount: r.failure_count,
   lastTriggeredAt: r.last_triggered_at,
   lastFailureAt: r.last_failure_at,
@@ -98,7 +100,7 @@ export function createPgWebhooksStore(db: PgDb): WebhooksStore {
           if ((row?.n ?? 0) >= limit) return 'limit_reached' as const;
         }
         await tx.run(
-          `INSERT INTO webhooks (id, app_id, org_id, url, events, filters, sealed_secret, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          `INSERT INTO webhooks (id, app_id, org_id, url, events, filters, sealed_secret, created_at, active_since) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
           [webhook.id, webhook.appId, webhook.orgId, webhook.url, JSON.stringify(webhook.events), JSON.stringify(webhook.filters), webhook.sealedSecret, webhook.createdAt],
         );
         return (await getWebhook(tx, webhook.id))!;
@@ -112,14 +114,15 @@ export function createPgWebhooksStore(db: PgDb): WebhooksStore {
       return rows.map(toWebhook);
     },
 
-    update(id, patch) {
+    update(id, patch, now) {
       return db.transaction(async (tx) => {
         const row = await tx.get<WebhookRow>('SELECT * FROM webhooks WHERE id = $1 FOR UPDATE', [id]);
         if (!row) return null;
         const current = toWebhook(row);
         await tx.run(
           `UPDATE webhooks SET url = $1, events = $2, filters = $3, active = $4,
-             failure_count = CASE WHEN $5 THEN 0 ELSE failure_count END WHERE id = $6`,
+             failure_count = CASE WHEN $5 THEN 0 ELSE failure_count END,
+             active_since = CASE WHEN $5 AND NOT active THEN $7 ELSE active_since END WHERE id = $6`,
           [
             patch.url ?? current.url,
             JSON.stringify(patch.events ?? current.events),
@@ -127,9 +130,11 @@ export function createPgWebhooksStore(db: PgDb): WebhooksStore {
             patch.active ?? current.active,
             patch.active === true,
             id,
+            now,
           ],
         );
-        if (patch.active === false) await dropPending(tx, id, Date.now());
+        // off: nothing more goes out; back on: what was queued before is not its (activeSince)
+        if (patch.active !== undefined && patch.active !== current.active) await dropPending(tx, id, now);
         return getWebhook(tx, id);
       });
     },
@@ -146,7 +151,9 @@ export function createPgWebhooksStore(db: PgDb): WebhooksStore {
         );
         for (const row of rows) {
           const event = toEvent(row);
-          const candidates = (await tx.all<WebhookRow>('SELECT * FROM webhooks WHERE app_id = $1 AND active ORDER BY created_at, id', [event.appId])).map(toWebhook);
+          // FOR SHARE: a concurrent disable (finishDelivery, PUT) waits for this commit, then drops
+          // what it queued; one that committed first is seen here (its row no longer active)
+          const candidates = (await tx.all<WebhookRow>('SELECT * FROM webhooks WHERE app_id = $1 AND active ORDER BY created_at, id FOR SHARE', [event.appId])).map(toWebhook);
           for (const webhook of route(event, candidates)) {
             await tx.run('INSERT INTO webhook_deliveries (id, event_id, webhook_id, due_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [randomUUID(), event.id, webhook.id, now]);
           }

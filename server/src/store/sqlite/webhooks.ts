@@ -14,6 +14,7 @@ interface WebhookRow {
   filters: string;
   sealed_secret: string;
   active: number;
+  active_since: number;
   failure_count: number;
   last_triggered_at: number | null;
   last_failure_at: number | null;
@@ -29,6 +30,7 @@ const toWebhook = (r: WebhookRow): Webhook => ({
   filters: JSON.parse(r.filters) as Webhook['filters'],
   sealedSecret: r.sealed_secret,
   active: r.active === 1,
+  activeSince: r.active_since,
   failureCount: r.failure_count,
   lastTriggeredAt: r.last_triggered_at,
   lastFailureAt: r.last_failure_at,
@@ -83,8 +85,8 @@ export function createSqliteWebhooksStore(db: Db): WebhooksStore {
           if ((row?.n ?? 0) >= limit) return 'limit_reached' as const;
         }
         await tx.run(
-          `INSERT INTO webhooks (id, app_id, org_id, url, events, filters, sealed_secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-          [webhook.id, webhook.appId, webhook.orgId, webhook.url, JSON.stringify(webhook.events), JSON.stringify(webhook.filters), webhook.sealedSecret, webhook.createdAt],
+          `INSERT INTO webhooks (id, app_id, org_id, url, events, filters, sealed_secret, created_at, active_since) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [webhook.id, webhook.appId, webhook.orgId, webhook.url, JSON.stringify(webhook.events), JSON.stringify(webhook.filters), webhook.sealedSecret, webhook.createdAt, webhook.createdAt],
         );
         return (await getWebhook(tx, webhook.id))!;
       }, 'app');
@@ -97,24 +99,28 @@ export function createSqliteWebhooksStore(db: Db): WebhooksStore {
       return rows.map(toWebhook);
     },
 
-    update(id, patch) {
+    update(id, patch, now) {
       return db.transaction(async (tx) => {
         const current = await getWebhook(tx, id);
         if (current === null) return null;
         const reenabled = patch.active === true;
         await tx.run(
           `UPDATE webhooks SET url = ?, events = ?, filters = ?, active = ?,
-             failure_count = CASE WHEN ? THEN 0 ELSE failure_count END WHERE id = ?`,
+             failure_count = CASE WHEN ? THEN 0 ELSE failure_count END,
+             active_since = CASE WHEN ? AND active = 0 THEN ? ELSE active_since END WHERE id = ?`,
           [
             patch.url ?? current.url,
             JSON.stringify(patch.events ?? current.events),
             JSON.stringify(patch.filters ?? current.filters),
             (patch.active ?? current.active) ? 1 : 0,
             reenabled ? 1 : 0,
+            reenabled ? 1 : 0,
+            now,
             id,
           ],
         );
-        if (patch.active === false) await dropPending(tx, id, Date.now());
+        // off: nothing more goes out; back on: what was queued before is not its (activeSince)
+        if (patch.active !== undefined && patch.active !== current.active) await dropPending(tx, id, now);
         return getWebhook(tx, id);
       });
     },

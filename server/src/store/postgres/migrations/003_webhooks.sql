@@ -11,6 +11,7 @@ CREATE TABLE webhooks (
   filters            text NOT NULL,
   sealed_secret      text NOT NULL,
   active             boolean NOT NULL DEFAULT true,
+  active_since       bigint NOT NULL,
   failure_count      integer NOT NULL DEFAULT 0,
   last_triggered_at  bigint,
   last_failure_at    bigint,

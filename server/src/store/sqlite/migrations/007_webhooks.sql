@@ -10,6 +10,7 @@ CREATE TABLE webhooks (
   filters            TEXT NOT NULL,                          -- JSON object (spec 2.7: file_hash only)
   sealed_secret      TEXT NOT NULL,                          -- the HMAC key, sealed by the domain (AES-256-GCM)
   active             INTEGER NOT NULL DEFAULT 1,
+  active_since       INTEGER NOT NULL,                       -- its creation, or the PUT that re-enabled it: older events are not its
   failure_count      INTEGER NOT NULL DEFAULT 0,             -- consecutive failures
   last_triggered_at  INTEGER,
   last_failure_at    INTEGER,                                -- kept, never returned (spec 2.7)
