@@ -153,7 +153,10 @@ export class MatchingService {
    * through the feed, from `position`, read before) in ranges of LOAD_RANGE seqs,
    * LOAD_AHEAD ranges in flight: SQLite extracts the JSON on its reader connections,
    * the index thread parses and indexes the ranges before, and this thread only
-   * passes the text along.
+   * passes the text along. Every range and add is given a handler as it is made (the
+   * loop awaits one while others may fail: a close ends the thread under the adds, a
+   * closed store fails the reads), and after each wait the load stops when the service
+   * was closed or its thread ended.
    */
   private async load(position?: Promise<number>): Promise<LoadStats> {
     const started = performance.now();
@@ -161,36 +164,46 @@ export class MatchingService {
     const signatures = this.deps.store.signatures;
     const ranges: ReturnType<typeof signatures.listPerceptualHashes>[] = [];
     const adds: Promise<number>[] = [];
+    const stopIfEnded = () => {
+      if (this.closed) throw new Error('the matching service is closed');
+      if (!thread.alive) throw new Error('the match index thread ended during the load');
+    };
     let records = 0;
     try {
       await position;
+      stopIfEnded();
       const last = await signatures.lastSeq();
       let next = 0;
       const fetchNext = () => {
         if (next >= last) return;
-        ranges.push(signatures.listPerceptualHashes(next, Math.min(last, next + LOAD_RANGE)));
+        ranges.push(handled(signatures.listPerceptualHashes(next, Math.min(last, next + LOAD_RANGE))));
         next += LOAD_RANGE;
       };
+      stopIfEnded();
       for (let i = 0; i < LOAD_AHEAD; i++) fetchNext();
       let indexed = 0;
       while (ranges.length > 0) {
         const page = await ranges.shift()!;
+        stopIfEnded();
         fetchNext();
         // at most LOAD_AHEAD ranges wait for the thread too: memory stays bounded when
         // SQLite reads faster than the thread indexes
-        if (adds.length >= LOAD_AHEAD) indexed += await adds.shift()!;
-        adds.push(thread.add(page.map((r) => r.seq), page.map((r) => r.perceptual_hash_json), page.map((r) => r.signed_at)));
+        if (adds.length >= LOAD_AHEAD) {
+          indexed += await adds.shift()!;
+          stopIfEnded();
+        }
+        adds.push(handled(thread.add(page.map((r) => r.seq), page.map((r) => r.perceptual_hash_json), page.map((r) => r.signed_at))));
         records += page.length;
       }
       for (const n of await Promise.all(adds)) indexed += n;
+      stopIfEnded();
       const stats = { records, indexed, ms: Math.round(performance.now() - started) };
       this.deps.log.info('match index loaded', { ...stats, bytes: thread.bytes() });
       if (thread === this.thread) this.state = 'ready';
       return stats;
     } catch (err) {
-      // a failed range or add leaves the others to settle without unhandled rejections
-      for (const p of [...ranges, ...adds]) p.catch(() => {});
-      if (!this.closed) this.deps.log.error('match index load failed', { error: (err as Error).message });
+      if (this.closed) throw err; // a stop, not a failure: state and log stay as they were
+      this.deps.log.error('match index load failed', { error: (err as Error).message });
       if (thread === this.thread) this.state = 'failed';
       throw err;
     }
@@ -316,6 +329,12 @@ export class MatchingService {
     this.ready.catch(() => {});
     await this.thread.close();
   }
+}
+
+/** The promise, marked handled at once (whoever awaits it later still sees a rejection). */
+function handled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
 }
 
 /** A stored perceptual hash's JSON text as an object; null when it is absent or not JSON (never indexed). */
