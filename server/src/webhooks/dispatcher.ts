@@ -1,9 +1,10 @@
 // The webhook dispatcher (spec 6, 3.2; decisions.md 8): a long-lived part, built and
 // closed by the composition root, that routes outbox rows to the webhooks they are for
 // and sends each delivery once. Woken by every commit that appends a change (signs and
-// revocations write their events in that transaction) and by a poll (events of other
-// writers or nodes); claims are leased in the store, so several nodes share the work
-// and a node that dies leaves its deliveries to another once the lease runs out.
+// revocations write their events in that transaction), by another node's (PostgreSQL)
+// and by a poll (events of writes that append no change, such as OAuth's); claims are
+// leased in the store, so several nodes share the work and a node that dies leaves its
+// deliveries to another once the lease runs out.
 import { setMaxListeners } from 'node:events';
 import { hmacSha256Hex } from 'provenant';
 import type { Config } from '../config.js';
@@ -38,7 +39,7 @@ export class WebhookDispatcher {
   private readonly closing = new AbortController();
   private readonly secureContext: SecureContext | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private unsubscribe: (() => void) | undefined;
+  private unsubscribe: (() => void)[] = [];
   private passing: Promise<void> | undefined;
   private again = false;
   /** Since start: deliveries answered 2xx, failed, and webhooks disabled by their 10th failure in a row. */
@@ -57,7 +58,8 @@ export class WebhookDispatcher {
 
   /** Starts following commits and polling, and sends what a previous run left undelivered. */
   start(): void {
-    this.unsubscribe = this.deps.store.feed.onAppend(() => this.wake());
+    // this node's commits, and (PostgreSQL) another node's: either may have written events
+    this.unsubscribe = [this.deps.store.feed.onAppend(() => this.wake()), this.deps.store.feed.onRemote(() => this.wake())];
     this.timer = setInterval(() => this.wake(), POLL_MS);
     this.timer.unref();
     this.wake();
@@ -150,7 +152,8 @@ export class WebhookDispatcher {
   async close(): Promise<void> {
     this.closing.abort(new Error('the server is closing'));
     clearInterval(this.timer);
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    this.unsubscribe = [];
     await this.idle();
   }
 }

@@ -41,6 +41,8 @@ export const LOCKS = {
   /** Transaction locks of one user's and one organisation's quota: key = hashtext(id). */
   userQuota: 3,
   orgQuota: 4,
+  /** Transaction lock of the node routing the webhook outbox (webhooks.ts): one at a time, so deliveries queue in event order. */
+  webhookRouting: [5, 0],
 } as const;
 
 /** Whose `what` each UNIQUE constraint (or unique index) names (the migrations name them). */

@@ -1,11 +1,12 @@
 // Webhooks and their deliveries on PostgreSQL (spec 2.7, 3.2; decisions.md 8), as
-// ../sqlite/webhooks.ts, for several nodes: outbox rows and deliveries are claimed with
+// ../sqlite/webhooks.ts, for several nodes: one node routes the outbox at a time (a
+// transaction advisory lock, tried, never waited for); deliveries are claimed with
 // FOR UPDATE SKIP LOCKED (a node passes over what another is claiming, never waits),
 // deliveries with a lease that a dead node's successor waits out; a create counts its
 // organization's webhooks under that organization's row lock.
 import { randomUUID } from 'node:crypto';
 import type { QueuedEvent, Webhook, WebhookDelivery, WebhooksStore } from '../types.js';
-import type { PgDb, Queryable } from './db.js';
+import { LOCKS, type PgDb, type Queryable } from './db.js';
 
 interface WebhookRow {
   id: string;
@@ -145,6 +146,11 @@ export function createPgWebhooksStore(db: PgDb): WebhooksStore {
 
     routeEvents(limit, now, route) {
       return db.transaction(async (tx) => {
+        // one router at a time (another node routing now routes these too): a webhook's
+        // deliveries then queue in event order, which concurrent routers would interleave
+        const [lockClass, lockKey] = LOCKS.webhookRouting;
+        const lock = await tx.get<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS ok', [lockClass, lockKey]);
+        if (!lock?.ok) return 0;
         const rows = await tx.all<OutboxRow>(
           'SELECT id, app_id, type, payload, created_at FROM event_outbox WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED',
           [limit],
