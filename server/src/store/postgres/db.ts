@@ -7,6 +7,7 @@
 // foreign-key violations by constraint name, a lost or refused connection (PostgreSQL
 // away) as StoreUnavailableError, so that a request answers 503 instead of 500.
 import pg from 'pg';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StoreConflictError, StoreNotFoundError, StoreUnavailableError } from '../types.js';
@@ -16,10 +17,35 @@ export type Row = Record<string, unknown>;
 
 /** What a store module may do: statements on one connection (or the pool). */
 export interface Queryable {
-  get<T = Row>(sql: string, params?: unknown[]): Promise<T | undefined>;
-  all<T = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  get<T = Row>(sql: string | Prepared, params?: unknown[]): Promise<T | undefined>;
+  all<T = Row>(sql: string | Prepared, params?: unknown[]): Promise<T[]>;
   /** A statement whose rows are not wanted; the number of rows it touched. */
-  run(sql: string, params?: unknown[]): Promise<number>;
+  run(sql: string | Prepared, params?: unknown[]): Promise<number>;
+}
+
+/** A statement kept prepared on each connection that ran it (see prepared()). */
+export interface Prepared {
+  readonly name: string;
+  readonly text: string;
+}
+
+/**
+ * A statement of a hot read, parsed and planned once per connection and from then on
+ * only bound and run. A plain statement is parsed and planned on every call: for the
+ * one-row join behind GET /verify that took 0.2 ms of planning against 0.05 ms of
+ * execution (EXPLAIN ANALYZE, 100k records), and the reads ran at a quarter of the
+ * prepared rate. Only for fixed texts that name their columns: a prepared `SELECT *`
+ * fails ("cached plan must not change result type") once another node's migration adds
+ * a column, and every distinct text stays prepared on each connection. The name is
+ * the text's hash, so one text always has one name.
+ */
+export function prepared(text: string): Prepared {
+  return { name: `provenant_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`, text };
+}
+
+/** pg's query config for a plain or prepared statement. */
+function statement(sql: string | Prepared, values: unknown[]): pg.QueryConfig {
+  return typeof sql === 'string' ? { text: sql, values } : { name: sql.name, text: sql.text, values };
 }
 
 /** Waiting for a connection longer than this fails the request (503), as does a dead server. */
@@ -110,14 +136,14 @@ const types = {
 
 function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async get<T>(sql: string, params: unknown[] = []) {
-      return (await client.query(sql, params)).rows[0] as T | undefined;
+    async get<T>(sql: string | Prepared, params: unknown[] = []) {
+      return (await client.query(statement(sql, params))).rows[0] as T | undefined;
     },
-    async all<T>(sql: string, params: unknown[] = []) {
-      return (await client.query(sql, params)).rows as T[];
+    async all<T>(sql: string | Prepared, params: unknown[] = []) {
+      return (await client.query(statement(sql, params))).rows as T[];
     },
-    async run(sql: string, params: unknown[] = []) {
-      return (await client.query(sql, params)).rowCount ?? 0;
+    async run(sql: string | Prepared, params: unknown[] = []) {
+      return (await client.query(statement(sql, params))).rowCount ?? 0;
     },
   };
 }
@@ -199,16 +225,16 @@ export class PgDb implements Queryable {
     }
   }
 
-  get<T = Row>(sql: string, params?: unknown[]): Promise<T | undefined> {
+  get<T = Row>(sql: string | Prepared, params?: unknown[]): Promise<T | undefined> {
     return this.direct.get<T>(sql, params).catch((err) => Promise.reject(storeError(err)));
   }
 
-  all<T = Row>(sql: string, params?: unknown[]): Promise<T[]> {
+  all<T = Row>(sql: string | Prepared, params?: unknown[]): Promise<T[]> {
     return this.direct.all<T>(sql, params).catch((err) => Promise.reject(storeError(err)));
   }
 
   /** A single write statement, as its own transaction. */
-  run(sql: string, params?: unknown[]): Promise<number> {
+  run(sql: string | Prepared, params?: unknown[]): Promise<number> {
     return this.direct.run(sql, params).catch((err) => Promise.reject(storeError(err)));
   }
 

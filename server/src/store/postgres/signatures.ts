@@ -13,7 +13,7 @@ import canonicalize from 'canonicalize';
 import type { SignatureRecord } from 'provenant';
 import { reducedJson } from '../reduced.js';
 import type { OutboxEvent, QuotaSource, QuotaUsage, SignaturesStore, SignatureSource, StoredSignature } from '../types.js';
-import { LOCKS, type PgDb, type Queryable } from './db.js';
+import { LOCKS, prepared, type PgDb, type Queryable } from './db.js';
 import type { PgChangeFeed } from './feed.js';
 
 interface SignatureRow {
@@ -51,6 +51,11 @@ const SELECT = `
   LEFT JOIN thumbnails t ON t.action_hash = s.action_hash
   LEFT JOIN agents a ON a.agent_key = s.signer
   LEFT JOIN users u ON u.id = COALESCE(a.user_id, s.user_id)`;
+
+/** The hot reads (GET /verify, the embedded record, verify-fuzzy's rows), prepared on each connection (db.ts prepared()). */
+const BY_ACTION_HASH = prepared(`${SELECT} WHERE s.action_hash = $1`);
+const BY_FILE_HASH = prepared(`${SELECT} WHERE s.file_hash = $1 ORDER BY s.signed_at, s.seq`);
+const REDUCED_BY_SEQS = prepared('SELECT seq, signed_at, reduced AS json FROM signature_reduced WHERE seq = ANY($1::bigint[])');
 
 function parsePublicFields(text: string | null): string[] {
   if (text === null) return [];
@@ -190,12 +195,12 @@ export function createPgSignaturesStore(db: PgDb, feed: PgChangeFeed): Signature
     },
 
     async get(actionHash) {
-      const row = await db.get<SignatureRow>(`${SELECT} WHERE s.action_hash = $1`, [actionHash]);
+      const row = await db.get<SignatureRow>(BY_ACTION_HASH, [actionHash]);
       return row === undefined ? undefined : fromRow(row);
     },
 
     async findByFileHash(fileHash) {
-      return (await db.all<SignatureRow>(`${SELECT} WHERE s.file_hash = $1 ORDER BY s.signed_at, s.seq`, [fileHash])).map(fromRow);
+      return (await db.all<SignatureRow>(BY_FILE_HASH, [fileHash])).map(fromRow);
     },
 
     async findBySigners(agentKeys) {
@@ -250,10 +255,7 @@ export function createPgSignaturesStore(db: PgDb, feed: PgChangeFeed): Signature
 
     async reducedBySeqs(seqs) {
       if (seqs.length === 0) return [];
-      return db.all<{ seq: number; signed_at: number; json: string }>(
-        'SELECT seq, signed_at, reduced AS json FROM signature_reduced WHERE seq = ANY($1::bigint[])',
-        [[...seqs]],
-      );
+      return db.all<{ seq: number; signed_at: number; json: string }>(REDUCED_BY_SEQS, [[...seqs]]);
     },
 
     async listPerceptualHashes(afterSeq, upToSeq) {
