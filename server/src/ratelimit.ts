@@ -111,6 +111,42 @@ export class RateLimitStores {
     return map;
   }
 
+  /**
+   * Takes one of `limit.max` requests in the client's window without answering for it,
+   * for routes that must answer alike over the limit (POST /contact): false once the
+   * window is used up. Shared through Redis when it is there (one INCR with the window's
+   * expiry set by its first request, in one transaction, so a window always ends); else,
+   * or when Redis fails, this node's own window, as rateLimit() falls back.
+   */
+  async take(limit: { name: string; max: number; durationMs: number }, client: string): Promise<boolean> {
+    if (this.redis?.ready) {
+      try {
+        const key = `take:${limit.name}:${client}`;
+        const result = await this.redis.client.multi().incr(key).pexpire(key, limit.durationMs, 'NX').exec();
+        const count = result?.[0]?.[1];
+        if (typeof count === 'number') return count <= limit.max;
+      } catch {
+        // Redis went away mid-command: this node decides alone
+      }
+      this.fallbacks += 1;
+    } else if (this.redis) this.fallbacks += 1;
+    return this.takeLocal(limit, client);
+  }
+
+  private takeLocal(limit: { name: string; max: number; durationMs: number }, client: string): boolean {
+    const windows = this.map(limit.name, 100_000);
+    const now = Date.now();
+    const entry = windows.get(client);
+    if (entry === undefined || entry.reset * 1000 <= now) {
+      windows.set(client, { reset: (now + limit.durationMs) / 1000, remaining: limit.max - 1, total: limit.max });
+      return true;
+    }
+    if (entry.remaining <= 0) return false;
+    // changed in place: the map stays in expiry order
+    entry.remaining -= 1;
+    return true;
+  }
+
   /** The map behind a named limit, if a route uses it (tests). */
   get(name: string): BoundedLimitMap | undefined {
     return this.maps.get(name);

@@ -17,6 +17,8 @@ import { ConfigError, loadConfig } from '../../server/src/config.js';
 import { composeServer } from '../../server/src/root.js';
 import { freePort, runWithRedis, startRedis, type TestRedis } from '../helpers/redis.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { agentKeyFromPublicKey } from 'provenant';
+import { randomBytes } from 'node:crypto';
 
 const test = suite('redis');
 const VERIFY = `/api/v1/sign-it/verify?hash=${'ab'.repeat(32)}`;
@@ -88,6 +90,31 @@ test('two nodes share one window: the 31st verify from one IP is 429 on either n
   assert.is(health.body.status, 'ok');
   assert.is(health.body.parts.redis.status, 'ok');
   assert.is(health.body.parts.rate_limits.shared, true);
+});
+
+test('two nodes share the contact relay\'s 3 an hour per IP: the 4th request, on the other node, is answered alike and not queued', async () => {
+  const ip = nextIp();
+  const body = JSON.stringify({
+    signer_agent_key: agentKeyFromPublicKey(randomBytes(32)), sender_name: 'Bea Buyer', sender_email: 'bea@buyer.example',
+    message: 'May I license this photo?', purpose: 'licensing',
+  });
+  // queued = still waiting, or already taken by a relay (an unknown signer's request is dropped there)
+  const queued = async () => {
+    await Promise.all(nodes.map((n) => n.deps.contactRelay.idle()));
+    return (await Promise.all(nodes.map(async (n) => (await n.deps.store.contacts.pending()) + n.deps.contactRelay.counts.dropped + n.deps.contactRelay.counts.sent))).reduce((a, b) => a + b, 0);
+  };
+  const before = await queued();
+  const answers = new Set<string>();
+  for (const node of [nodes[0], nodes[1], nodes[0], nodes[1], nodes[0]]) {
+    const res = await fetch(`${node.url}/api/v1/sign-it/contact`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body });
+    assert.is(res.status, 200);
+    answers.add(await res.text());
+  }
+  assert.is(answers.size, 1, 'one answer for every request, over the limit too');
+  assert.is((await queued()) - before, 3, 'three queued across both nodes, not three per node');
+  assert.is(await probe.get(`provenant:take:sign-it:contact:${ip}`), '5');
+  const ttl = await probe.pttl(`provenant:take:sign-it:contact:${ip}`);
+  assert.ok(ttl > 3_500_000 && ttl <= 3_600_000, `the window ends within the hour (${ttl} ms)`);
 });
 
 test('Redis away: each node limits alone and /healthz says degraded; back: shared again without a restart', async () => {

@@ -47,23 +47,13 @@ function wantsHtml(ctx: Context): boolean {
 }
 
 /**
- * Takes one of the client's 3 contact requests this hour; false when they are used up.
- * Unlike rateLimit() it never answers 429: spec 4.13 answers an over-limit request
- * like any other. Entries are changed in place, keeping the map in expiry order.
+ * Takes one of the client's 3 contact requests this hour (shared by every node through
+ * Redis when configured); false when they are used up. Unlike rateLimit() it never
+ * answers 429: spec 4.13 answers an over-limit request like any other.
  */
-function takeContactSlot(deps: ServerDeps, ctx: Context): boolean {
-  if (!deps.config.rateLimit) return true;
-  const windows = deps.rateLimits.map(CONTACT_RATE.name, 100_000);
-  const ip = clientIp(ctx, deps.config.trustProxy);
-  const now = Date.now();
-  const entry = windows.get(ip);
-  if (entry === undefined || entry.reset * 1000 <= now) {
-    windows.set(ip, { reset: (now + CONTACT_RATE.durationMs) / 1000, remaining: CONTACT_RATE.max - 1, total: CONTACT_RATE.max });
-    return true;
-  }
-  if (entry.remaining <= 0) return false;
-  entry.remaining -= 1;
-  return true;
+function takeContactSlot(deps: ServerDeps, ctx: Context): Promise<boolean> {
+  if (!deps.config.rateLimit) return Promise.resolve(true);
+  return deps.rateLimits.take(CONTACT_RATE, clientIp(ctx, deps.config.trustProxy));
 }
 
 export function publicRoutes(deps: ServerDeps): Router {
@@ -125,7 +115,7 @@ export function publicRoutes(deps: ServerDeps): Router {
   // here but whether to queue it. A failure of ours is logged, and answered alike.
   router.post(`${SIGN_IT}/contact`, async (ctx) => {
     try {
-      if (takeContactSlot(deps, ctx)) {
+      if (await takeContactSlot(deps, ctx)) {
         await readContactBody(ctx, async () => undefined);
         const request = parseContact(ctx.request.body, Date.now());
         if (request !== null) await requestContact({ store: deps.store, relay: deps.contactRelay }, request);
