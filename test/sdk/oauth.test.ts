@@ -1,6 +1,6 @@
-// The SDK's OAuth 2.0 + PKCE helpers (RFC 6749, RFC 7636, spec 4.16). The authorization
-// server (issue 17) has not landed yet, so the flow runs against a loopback stand-in
-// that checks what the spec requires of a client: response_type code, S256, the
+// The SDK's OAuth 2.0 + PKCE helpers (RFC 6749, RFC 7636, spec 4.16) against a loopback
+// stand-in (the real server: test/sdk/oauth-server.test.ts) that checks what the spec
+// requires of a client: response_type code, S256, the
 // challenge recomputed with node:crypto from the verifier at the token endpoint, the
 // redirect_uri and client_id of the code, state returned as sent; then refresh,
 // userinfo and revoke. The PKCE challenge is also checked against RFC 7636 Appendix B
