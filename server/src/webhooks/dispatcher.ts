@@ -97,7 +97,10 @@ export class WebhookDispatcher {
       const now = Date.now();
       const routed = await store.webhooks.routeEvents(ROUTE_BATCH, now, routeEvent);
       const free = CONCURRENCY - this.inFlight.size;
-      const claimed = free > 0 ? await store.webhooks.claimDeliveries(now, now + LEASE_MS, free) : [];
+      // the lease runs from the claim, not from the pass's start: routing under load can take
+      // seconds, and a lease cut short lets another node claim a delivery still in flight here
+      const claimedAt = Date.now();
+      const claimed = free > 0 ? await store.webhooks.claimDeliveries(claimedAt, claimedAt + LEASE_MS, free) : [];
       for (const delivery of claimed) {
         const sending: Promise<void> = this.send(delivery)
           .catch((err: Error) => this.deps.log.error('webhooks: recording a delivery failed', { delivery: delivery.id, error: err.message }))

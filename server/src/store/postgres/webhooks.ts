@@ -147,12 +147,13 @@ export function createPgWebhooksStore(db: PgDb): WebhooksStore {
     routeEvents(limit, now, route) {
       return db.transaction(async (tx) => {
         // one router at a time (another node routing now routes these too): a webhook's
-        // deliveries then queue in event order, which concurrent routers would interleave
+        // deliveries then queue in event order, which concurrent routers would interleave; its
+        // rows are waited for, never skipped (a skipped event would queue after later ones)
         const [lockClass, lockKey] = LOCKS.webhookRouting;
         const lock = await tx.get<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS ok', [lockClass, lockKey]);
         if (!lock?.ok) return 0;
         const rows = await tx.all<OutboxRow>(
-          'SELECT id, app_id, type, payload, created_at FROM event_outbox WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED',
+          'SELECT id, app_id, type, payload, created_at FROM event_outbox WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE',
           [limit],
         );
         for (const row of rows) {
