@@ -1,74 +1,10 @@
 // OAuth grants, codes and tokens on SQLite (spec 2.8, 3.4; decisions.md 7). Values of
 // codes and tokens never reach here: only their SHA-256. The one writer serialises
 // every transaction, so a code is redeemed once however many exchanges race for it.
-import { StoreNotFoundError, type OAuthGrant, type OAuthStore, type OutboxEvent, type StoredOAuthCode, type StoredRefreshToken } from '../types.js';
+import { StoreNotFoundError, type OAuthStore, type OutboxEvent } from '../types.js';
+import { toCode, toGrant, toRefresh, type CodeRow, type GrantRow, type RefreshRow } from '../rows/oauth.js';
 import type { Db, Queryable } from './db.js';
 import { insertEvents } from './signatures.js';
-
-interface GrantRow {
-  id: string;
-  user_id: string;
-  app_id: string;
-  scopes: string;
-  shared_email: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-const toGrant = (r: GrantRow): OAuthGrant => ({
-  id: r.id,
-  userId: r.user_id,
-  appId: r.app_id,
-  scopes: JSON.parse(r.scopes) as string[],
-  sharedEmail: r.shared_email,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
-interface CodeRow {
-  hash: string;
-  grant_id: string;
-  user_id: string;
-  app_id: string;
-  redirect_uri: string;
-  scopes: string;
-  code_challenge: string;
-  expires_at: number;
-  used_at: number | null;
-  created_at: number;
-}
-
-const toCode = (r: CodeRow): StoredOAuthCode => ({
-  hash: r.hash,
-  grantId: r.grant_id,
-  userId: r.user_id,
-  appId: r.app_id,
-  redirectUri: r.redirect_uri,
-  scopes: JSON.parse(r.scopes) as string[],
-  codeChallenge: r.code_challenge,
-  expiresAt: r.expires_at,
-  createdAt: r.created_at,
-});
-
-interface RefreshRow {
-  hash: string;
-  grant_id: string;
-  user_id: string;
-  app_id: string;
-  scopes: string;
-  expires_at: number;
-  revoked_at: number | null;
-}
-
-const toRefresh = (r: RefreshRow): StoredRefreshToken => ({
-  hash: r.hash,
-  grantId: r.grant_id,
-  userId: r.user_id,
-  appId: r.app_id,
-  scopes: JSON.parse(r.scopes) as string[],
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at,
-});
 
 const REFRESH_SELECT = `SELECT r.hash, r.grant_id, g.user_id, g.app_id, r.scopes, r.expires_at, r.revoked_at
   FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.id = r.grant_id WHERE r.hash = ?`;
