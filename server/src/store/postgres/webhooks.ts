@@ -5,56 +5,9 @@
 // deliveries with a lease that a dead node's successor waits out; a create counts its
 // organization's webhooks under that organization's row lock.
 import { randomUUID } from 'node:crypto';
-import type { QueuedEvent, Webhook, WebhookDelivery, WebhooksStore } from '../types.js';
+import type { Webhook, WebhookDelivery, WebhooksStore } from '../types.js';
+import { toEvent, toWebhook, type OutboxRow, type WebhookRow } from '../rows/webhooks.js';
 import { LOCKS, type PgDb, type Queryable } from './db.js';
-
-interface WebhookRow {
-  id: string;
-  app_id: string;
-  org_id: string;
-  url: string;
-  events: string;
-  filters: string;
-  sealed_secret: string;
-  active: boolean;
-  active_since: number;
-  failure_count: number;
-  last_triggered_at: number | null;
-  last_failure_at: number | null;
-  created_at: number;
-}
-
-const toWebhook = (r: WebhookRow): Webhook => ({
-  id: r.id,
-  appId: r.app_id,
-  orgId: r.org_id,
-  url: r.url,
-  events: JSON.parse(r.events) as string[],
-  filters: JSON.parse(r.filters) as Webhook['filters'],
-  sealedSecret: r.sealed_secret,
-  active: r.active,
-  activeSince: r.active_since,
-  failureCount: r.failure_count,
-  lastTriggeredAt: r.last_triggered_at,
-  lastFailureAt: r.last_failure_at,
-  createdAt: r.created_at,
-});
-
-interface OutboxRow {
-  id: number;
-  app_id: string;
-  type: string;
-  payload: string;
-  created_at: number;
-}
-
-const toEvent = (r: OutboxRow): QueuedEvent => ({
-  id: r.id,
-  appId: r.app_id,
-  type: r.type,
-  payload: JSON.parse(r.payload) as Record<string, unknown>,
-  createdAt: r.created_at,
-});
 
 async function getWebhook(q: Queryable, id: string): Promise<Webhook | null> {
   const row = await q.get<WebhookRow>('SELECT * FROM webhooks WHERE id = $1', [id]);

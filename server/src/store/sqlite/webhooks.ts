@@ -2,60 +2,18 @@
 // writer serialises every transaction here, so a claim never hands a delivery to two
 // dispatchers and a count never races a create; leases cover a dispatcher that dies.
 import { randomUUID } from 'node:crypto';
-import type { QueuedEvent, Webhook, WebhookDelivery, WebhooksStore } from '../types.js';
+import type { Webhook, WebhookDelivery, WebhooksStore } from '../types.js';
+import { toEvent, toWebhook, type OutboxRow, type WebhookRow } from '../rows/webhooks.js';
 import type { Db, Queryable } from './db.js';
 
-interface WebhookRow {
-  id: string;
-  app_id: string;
-  org_id: string;
-  url: string;
-  events: string;
-  filters: string;
-  sealed_secret: string;
-  active: number;
-  active_since: number;
-  failure_count: number;
-  last_triggered_at: number | null;
-  last_failure_at: number | null;
-  created_at: number;
-}
+/** A webhooks row as SQLite holds it: `active` is 0 or 1. */
+type SqliteWebhookRow = Omit<WebhookRow, 'active'> & { active: number };
 
-const toWebhook = (r: WebhookRow): Webhook => ({
-  id: r.id,
-  appId: r.app_id,
-  orgId: r.org_id,
-  url: r.url,
-  events: JSON.parse(r.events) as string[],
-  filters: JSON.parse(r.filters) as Webhook['filters'],
-  sealedSecret: r.sealed_secret,
-  active: r.active === 1,
-  activeSince: r.active_since,
-  failureCount: r.failure_count,
-  lastTriggeredAt: r.last_triggered_at,
-  lastFailureAt: r.last_failure_at,
-  createdAt: r.created_at,
-});
-
-interface OutboxRow {
-  id: number;
-  app_id: string;
-  type: string;
-  payload: string;
-  created_at: number;
-}
-
-const toEvent = (r: OutboxRow): QueuedEvent => ({
-  id: r.id,
-  appId: r.app_id,
-  type: r.type,
-  payload: JSON.parse(r.payload) as Record<string, unknown>,
-  createdAt: r.created_at,
-});
+const toSqliteWebhook = (r: SqliteWebhookRow): Webhook => toWebhook({ ...r, active: r.active === 1 });
 
 async function getWebhook(q: Queryable, id: string): Promise<Webhook | null> {
-  const row = await q.get<WebhookRow>('SELECT * FROM webhooks WHERE id = ?', [id]);
-  return row ? toWebhook(row) : null;
+  const row = await q.get<SqliteWebhookRow>('SELECT * FROM webhooks WHERE id = ?', [id]);
+  return row ? toSqliteWebhook(row) : null;
 }
 
 /** Ends the webhook's unfinished deliveries without sending them (it went inactive). */
@@ -95,8 +53,8 @@ export function createSqliteWebhooksStore(db: Db): WebhooksStore {
     get: (id) => getWebhook(db, id),
 
     async listForApp(appId) {
-      const rows = await db.all<WebhookRow>('SELECT * FROM webhooks WHERE app_id = ? ORDER BY created_at, id', [appId]);
-      return rows.map(toWebhook);
+      const rows = await db.all<SqliteWebhookRow>('SELECT * FROM webhooks WHERE app_id = ? ORDER BY created_at, id', [appId]);
+      return rows.map(toSqliteWebhook);
     },
 
     update(id, patch, now) {
@@ -139,7 +97,7 @@ export function createSqliteWebhooksStore(db: Db): WebhooksStore {
         );
         for (const row of rows) {
           const event = toEvent(row);
-          const candidates = (await tx.all<WebhookRow>('SELECT * FROM webhooks WHERE app_id = ? AND active = 1 ORDER BY created_at, id', [event.appId])).map(toWebhook);
+          const candidates = (await tx.all<SqliteWebhookRow>('SELECT * FROM webhooks WHERE app_id = ? AND active = 1 ORDER BY created_at, id', [event.appId])).map(toSqliteWebhook);
           for (const webhook of route(event, candidates)) {
             await tx.run('INSERT INTO webhook_deliveries (id, event_id, webhook_id, due_at) VALUES (?, ?, ?, ?)', [randomUUID(), event.id, webhook.id, now]);
           }
