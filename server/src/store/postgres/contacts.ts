@@ -2,33 +2,9 @@
 // with a lease, so that a request is worked on by one drainer at a time, whichever node
 // it runs on (FOR UPDATE SKIP LOCKED: a second claim passes over rows being claimed),
 // and picked up again after a crash.
-import type { ContactStore, NewContactRequest, QueuedContactRequest } from '../types.js';
+import type { ContactStore } from '../types.js';
+import { toRequest, type ContactRow } from '../rows/contacts.js';
 import type { PgDb } from './db.js';
-
-interface ContactRow {
-  id: number;
-  signer_agent_key: string;
-  file_hash: string | null;
-  sender_name: string;
-  sender_email: string;
-  message: string;
-  purpose: NewContactRequest['purpose'];
-  created_at: number;
-  attempts: number;
-  was_due: number;
-}
-
-const toRequest = (r: ContactRow): QueuedContactRequest => ({
-  id: r.id,
-  signerAgentKey: r.signer_agent_key,
-  fileHash: r.file_hash,
-  senderName: r.sender_name,
-  senderEmail: r.sender_email,
-  message: r.message,
-  purpose: r.purpose,
-  createdAt: r.created_at,
-  attempts: r.attempts,
-});
 
 export function createPgContactStore(db: PgDb): ContactStore {
   return {
@@ -41,7 +17,7 @@ export function createPgContactStore(db: PgDb): ContactStore {
     },
 
     async claimDue(now, leaseUntil, limit) {
-      const rows = await db.all<ContactRow>(
+      const rows = await db.all<ContactRow & { was_due: number }>(
         `WITH due AS (
            SELECT id, due_at FROM contact_queue WHERE due_at <= $1 ORDER BY due_at, id LIMIT $3 FOR UPDATE SKIP LOCKED
          )

@@ -1,31 +1,8 @@
 // The contact relay's queue on SQLite (spec 4.13): claimed with a lease, so a request is
 // worked on by one drainer at a time and picked up again after a crash.
-import type { ContactStore, NewContactRequest, QueuedContactRequest } from '../types.js';
+import type { ContactStore } from '../types.js';
+import { toRequest, type ContactRow } from '../rows/contacts.js';
 import type { Db } from './db.js';
-
-interface ContactRow {
-  id: number;
-  signer_agent_key: string;
-  file_hash: string | null;
-  sender_name: string;
-  sender_email: string;
-  message: string;
-  purpose: NewContactRequest['purpose'];
-  created_at: number;
-  attempts: number;
-}
-
-const toRequest = (r: ContactRow): QueuedContactRequest => ({
-  id: r.id,
-  signerAgentKey: r.signer_agent_key,
-  fileHash: r.file_hash,
-  senderName: r.sender_name,
-  senderEmail: r.sender_email,
-  message: r.message,
-  purpose: r.purpose,
-  createdAt: r.created_at,
-  attempts: r.attempts,
-});
 
 export function createSqliteContactStore(db: Db): ContactStore {
   return {
