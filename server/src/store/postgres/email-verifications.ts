@@ -2,15 +2,8 @@
 // locks the link's row (FOR UPDATE) before deciding, so of concurrent uses of one link,
 // on any node, exactly one verifies.
 import type { EmailVerificationStore } from '../types.js';
+import type { VerificationRow } from '../rows/email-verifications.js';
 import type { PgDb } from './db.js';
-
-interface VerificationRow {
-  user_id: string;
-  email: string;
-  expires_at: number;
-  used_at: number | null;
-  current_email: string | null;
-}
 
 export function createPgEmailVerificationStore(db: PgDb): EmailVerificationStore {
   return {

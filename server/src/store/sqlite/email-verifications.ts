@@ -1,15 +1,8 @@
 // E-mail verification links on SQLite: a use reads and writes in one transaction on the
 // single writer, so of concurrent uses of one link exactly one verifies.
 import type { EmailVerificationStore } from '../types.js';
+import type { VerificationRow } from '../rows/email-verifications.js';
 import type { Db } from './db.js';
-
-interface VerificationRow {
-  user_id: string;
-  email: string;
-  expires_at: number;
-  used_at: number | null;
-  current_email: string | null;
-}
 
 export function createSqliteEmailVerificationStore(db: Db): EmailVerificationStore {
   return {
