@@ -1,115 +1,12 @@
 // The accounts store on PostgreSQL (decisions.md 2, 5): users, agent keys, server-hosted
 // cells, organizations, developer apps and vault login challenges. Same behaviour as
 // ../sqlite/accounts.ts; e-mail and username compare case-insensitively through lower().
-import type { AccountsStore, Agent, App, Cell, Org, OrgTier, PublicField, User, UserTier } from '../types.js';
+import type { AccountsStore, User } from '../types.js';
+import { toAgent, toApp, toCell, toOrg, toUser, type AgentRow, type AppRow, type CellRow, type OrgRow, type UserRow } from '../rows/accounts.js';
 import { StoreConflictError, StoreNotFoundError } from '../types.js';
 import type { PgDb, Queryable } from './db.js';
 import type { FeedWriter, PgChangeFeed } from './feed.js';
 import { recordProfileUpdated } from './oauth.js';
-
-interface UserRow {
-  id: string;
-  email: string | null;
-  username: string | null;
-  password_hash: string | null;
-  display_name: string | null;
-  profile_picture: string | null;
-  public_fields: string;
-  contact_opt_in: boolean;
-  tier: UserTier;
-  email_verified: boolean;
-  created_at: number;
-}
-
-interface AgentRow {
-  agent_key: string;
-  user_id: string;
-  is_primary: boolean;
-  created_at: number;
-}
-
-interface CellRow {
-  user_id: string;
-  agent_key: string;
-  ciphertext: Buffer;
-  nonce: Buffer;
-  created_at: number;
-}
-
-interface OrgRow {
-  id: string;
-  name: string;
-  owner_id: string;
-  personal: boolean;
-  tier: OrgTier;
-  custom_limit: number | null;
-  created_at: number;
-}
-
-interface AppRow {
-  id: string;
-  org_id: string | null;
-  owner_id: string;
-  name: string;
-  redirect_uris: string;
-  scopes: string;
-  active: boolean;
-  created_at: number;
-}
-
-function jsonArray<T>(text: string): T[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? (value as T[]) : [];
-  } catch {
-    return [];
-  }
-}
-
-const toUser = (r: UserRow): User => ({
-  id: r.id,
-  email: r.email,
-  username: r.username,
-  passwordHash: r.password_hash,
-  displayName: r.display_name,
-  profilePicture: r.profile_picture,
-  publicFields: jsonArray<PublicField>(r.public_fields),
-  contactOptIn: r.contact_opt_in,
-  tier: r.tier,
-  emailVerified: r.email_verified,
-  createdAt: r.created_at,
-});
-
-const toAgent = (r: AgentRow): Agent => ({ agentKey: r.agent_key, userId: r.user_id, primary: r.is_primary, createdAt: r.created_at });
-
-const toCell = (r: CellRow): Cell => ({
-  userId: r.user_id,
-  agentKey: r.agent_key,
-  ciphertext: new Uint8Array(r.ciphertext),
-  nonce: new Uint8Array(r.nonce),
-  createdAt: r.created_at,
-});
-
-const toOrg = (r: OrgRow): Org => ({
-  id: r.id,
-  name: r.name,
-  ownerId: r.owner_id,
-  personal: r.personal,
-  tier: r.tier,
-  customLimit: r.custom_limit,
-  createdAt: r.created_at,
-});
-
-const toApp = (r: AppRow): App => ({
-  id: r.id,
-  orgId: r.org_id,
-  ownerId: r.owner_id,
-  name: r.name,
-  redirectUris: jsonArray<string>(r.redirect_uris),
-  scopes: jsonArray<string>(r.scopes),
-  active: r.active,
-  createdAt: r.created_at,
-});
 
 const AGENT_ORDER = 'ORDER BY is_primary DESC, created_at, agent_key';
 

@@ -1,119 +1,22 @@
 // The accounts store on SQLite (decisions.md 2, 5): users, agent keys, server-hosted
 // cells, organizations, developer apps and vault login challenges.
-import type { AccountsStore, Agent, App, Cell, Org, OrgTier, PublicField, User, UserTier } from '../types.js';
+import type { AccountsStore, Agent, App, Org, User } from '../types.js';
+import { toAgent, toApp, toCell, toOrg, toUser, type AgentRow, type AppRow, type CellRow, type OrgRow, type UserRow } from '../rows/accounts.js';
 import { StoreConflictError, StoreNotFoundError } from '../types.js';
 import type { Db, Queryable } from './db.js';
 import type { FeedWriter, SqliteChangeFeed } from './feed.js';
 import { recordProfileUpdated } from './oauth.js';
 
-interface UserRow {
-  id: string;
-  email: string | null;
-  username: string | null;
-  password_hash: string | null;
-  display_name: string | null;
-  profile_picture: string | null;
-  public_fields: string;
-  contact_opt_in: number;
-  tier: UserTier;
-  email_verified: number;
-  created_at: number;
-}
+// SQLite stores the rows' flags as 0 or 1: these read them into the shared rows' booleans.
+type SqliteUserRow = Omit<UserRow, 'contact_opt_in' | 'email_verified'> & { contact_opt_in: number; email_verified: number };
+type SqliteAgentRow = Omit<AgentRow, 'is_primary'> & { is_primary: number };
+type SqliteOrgRow = Omit<OrgRow, 'personal'> & { personal: number };
+type SqliteAppRow = Omit<AppRow, 'active'> & { active: number };
 
-interface AgentRow {
-  agent_key: string;
-  user_id: string;
-  is_primary: number;
-  created_at: number;
-}
-
-interface CellRow {
-  user_id: string;
-  agent_key: string;
-  ciphertext: Buffer;
-  nonce: Buffer;
-  created_at: number;
-}
-
-interface OrgRow {
-  id: string;
-  name: string;
-  owner_id: string;
-  personal: number;
-  tier: OrgTier;
-  custom_limit: number | null;
-  created_at: number;
-}
-
-interface AppRow {
-  id: string;
-  org_id: string | null;
-  owner_id: string;
-  name: string;
-  redirect_uris: string;
-  scopes: string;
-  active: number;
-  created_at: number;
-}
-
-function jsonArray<T>(text: string): T[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? (value as T[]) : [];
-  } catch {
-    return [];
-  }
-}
-
-const toUser = (r: UserRow): User => ({
-  id: r.id,
-  email: r.email,
-  username: r.username,
-  passwordHash: r.password_hash,
-  displayName: r.display_name,
-  profilePicture: r.profile_picture,
-  publicFields: jsonArray<PublicField>(r.public_fields),
-  contactOptIn: r.contact_opt_in === 1,
-  tier: r.tier,
-  emailVerified: r.email_verified === 1,
-  createdAt: r.created_at,
-});
-
-const toAgent = (r: AgentRow): Agent => ({
-  agentKey: r.agent_key,
-  userId: r.user_id,
-  primary: r.is_primary === 1,
-  createdAt: r.created_at,
-});
-
-const toCell = (r: CellRow): Cell => ({
-  userId: r.user_id,
-  agentKey: r.agent_key,
-  ciphertext: new Uint8Array(r.ciphertext),
-  nonce: new Uint8Array(r.nonce),
-  createdAt: r.created_at,
-});
-
-const toOrg = (r: OrgRow): Org => ({
-  id: r.id,
-  name: r.name,
-  ownerId: r.owner_id,
-  personal: r.personal === 1,
-  tier: r.tier,
-  customLimit: r.custom_limit,
-  createdAt: r.created_at,
-});
-
-const toApp = (r: AppRow): App => ({
-  id: r.id,
-  orgId: r.org_id,
-  ownerId: r.owner_id,
-  name: r.name,
-  redirectUris: jsonArray<string>(r.redirect_uris),
-  scopes: jsonArray<string>(r.scopes),
-  active: r.active === 1,
-  createdAt: r.created_at,
-});
+const toSqliteUser = (r: SqliteUserRow): User => toUser({ ...r, contact_opt_in: r.contact_opt_in === 1, email_verified: r.email_verified === 1 });
+const toSqliteAgent = (r: SqliteAgentRow): Agent => toAgent({ ...r, is_primary: r.is_primary === 1 });
+const toSqliteOrg = (r: SqliteOrgRow): Org => toOrg({ ...r, personal: r.personal === 1 });
+const toSqliteApp = (r: SqliteAppRow): App => toApp({ ...r, active: r.active === 1 });
 
 const AGENT_ORDER = 'ORDER BY is_primary DESC, created_at, agent_key';
 
@@ -146,8 +49,8 @@ const PROFILE_COLUMNS = new Set(['display_name', 'username', 'profile_picture', 
 
 export function createSqliteAccountsStore(db: Db, feed: SqliteChangeFeed): AccountsStore {
   const userBy = async (where: string, params: (string | number)[]): Promise<User | null> => {
-    const row = await db.get<UserRow>(`SELECT * FROM users WHERE ${where}`, params);
-    return row ? toUser(row) : null;
+    const row = await db.get<SqliteUserRow>(`SELECT * FROM users WHERE ${where}`, params);
+    return row ? toSqliteUser(row) : null;
   };
 
   return {
@@ -212,18 +115,18 @@ export function createSqliteAccountsStore(db: Db, feed: SqliteChangeFeed): Accou
     },
 
     async getAgent(agentKey) {
-      const row = await db.get<AgentRow>('SELECT * FROM agents WHERE agent_key = ?', [agentKey]);
-      return row ? toAgent(row) : null;
+      const row = await db.get<SqliteAgentRow>('SELECT * FROM agents WHERE agent_key = ?', [agentKey]);
+      return row ? toSqliteAgent(row) : null;
     },
 
     async listAgents(userId) {
-      return (await db.all<AgentRow>(`SELECT * FROM agents WHERE user_id = ? ${AGENT_ORDER}`, [userId])).map(toAgent);
+      return (await db.all<SqliteAgentRow>(`SELECT * FROM agents WHERE user_id = ? ${AGENT_ORDER}`, [userId])).map(toSqliteAgent);
     },
 
     async linkAgent(userId, agentKey, opts = {}) {
       await feed.write((tx, changes) => insertAgent(tx, changes, userId, agentKey, opts.primary ?? false, opts.now ?? Date.now()), 'user');
-      const row = await db.get<AgentRow>('SELECT * FROM agents WHERE agent_key = ?', [agentKey]);
-      return toAgent(row!);
+      const row = await db.get<SqliteAgentRow>('SELECT * FROM agents WHERE agent_key = ?', [agentKey]);
+      return toSqliteAgent(row!);
     },
 
     async createCell(cell) {
@@ -259,19 +162,19 @@ export function createSqliteAccountsStore(db: Db, feed: SqliteChangeFeed): Accou
     },
 
     async getOrg(id) {
-      const row = await db.get<OrgRow>('SELECT * FROM orgs WHERE id = ?', [id]);
-      return row ? toOrg(row) : null;
+      const row = await db.get<SqliteOrgRow>('SELECT * FROM orgs WHERE id = ?', [id]);
+      return row ? toSqliteOrg(row) : null;
     },
 
     async listOrgs(ownerId) {
-      return (await db.all<OrgRow>('SELECT * FROM orgs WHERE owner_id = ? ORDER BY personal DESC, created_at, id', [ownerId])).map(
-        toOrg,
+      return (await db.all<SqliteOrgRow>('SELECT * FROM orgs WHERE owner_id = ? ORDER BY personal DESC, created_at, id', [ownerId])).map(
+        toSqliteOrg,
       );
     },
 
     async personalOrg(userId) {
-      const row = await db.get<OrgRow>('SELECT * FROM orgs WHERE owner_id = ? AND personal = 1', [userId]);
-      return row ? toOrg(row) : null;
+      const row = await db.get<SqliteOrgRow>('SELECT * FROM orgs WHERE owner_id = ? AND personal = 1', [userId]);
+      return row ? toSqliteOrg(row) : null;
     },
 
     async setOrgTier(id, tier, customLimit) {
@@ -298,12 +201,12 @@ export function createSqliteAccountsStore(db: Db, feed: SqliteChangeFeed): Accou
     },
 
     async getApp(id) {
-      const row = await db.get<AppRow>('SELECT * FROM apps WHERE id = ?', [id]);
-      return row ? toApp(row) : null;
+      const row = await db.get<SqliteAppRow>('SELECT * FROM apps WHERE id = ?', [id]);
+      return row ? toSqliteApp(row) : null;
     },
 
     async listApps(ownerId) {
-      return (await db.all<AppRow>('SELECT * FROM apps WHERE owner_id = ? ORDER BY created_at, id', [ownerId])).map(toApp);
+      return (await db.all<SqliteAppRow>('SELECT * FROM apps WHERE owner_id = ? ORDER BY created_at, id', [ownerId])).map(toSqliteApp);
     },
 
     async createChallenge({ hash, agentKey, expiresAt }) {
