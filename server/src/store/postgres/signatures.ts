@@ -12,32 +12,10 @@
 import canonicalize from 'canonicalize';
 import type { SignatureRecord } from 'provenant';
 import { reducedJson } from '../reduced.js';
-import type { OutboxEvent, QuotaSource, QuotaUsage, SignaturesStore, SignatureSource, StoredSignature } from '../types.js';
+import type { OutboxEvent, QuotaUsage, SignaturesStore } from '../types.js';
+import { fromRow, type SignatureRow } from '../rows/signatures.js';
 import { LOCKS, prepared, type PgDb, type Queryable } from './db.js';
 import type { PgChangeFeed } from './feed.js';
-
-interface SignatureRow {
-  seq: number;
-  action_hash: string;
-  record: string;
-  signature: string;
-  user_id: string;
-  app_id: string | null;
-  source: SignatureSource;
-  published_at: number;
-  pool: QuotaSource; // the column keeps SQLite's name
-  org_id: string | null;
-  overage: boolean;
-  r_reason: string | null;
-  r_revoked_at: number | null;
-  r_signer: string | null;
-  r_signature: string | null;
-  thumbnail: string | null;
-  p_display_name: string | null;
-  p_username: string | null;
-  p_profile_picture: string | null;
-  p_public_fields: string | null;
-}
 
 const SELECT = `
   SELECT s.seq, s.action_hash, s.record, s.signature, s.user_id, s.app_id, s.source, s.published_at,
@@ -56,46 +34,6 @@ const SELECT = `
 const BY_ACTION_HASH = prepared(`${SELECT} WHERE s.action_hash = $1`);
 const BY_FILE_HASH = prepared(`${SELECT} WHERE s.file_hash = $1 ORDER BY s.signed_at, s.seq`);
 const REDUCED_BY_SEQS = prepared('SELECT seq, signed_at, reduced AS json FROM signature_reduced WHERE seq = ANY($1::bigint[])');
-
-function parsePublicFields(text: string | null): string[] {
-  if (text === null) return [];
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-function fromRow(row: SignatureRow): StoredSignature {
-  return {
-    seq: row.seq,
-    action_hash: row.action_hash,
-    record: JSON.parse(row.record) as SignatureRecord,
-    signature: row.signature,
-    user_id: row.user_id,
-    app_id: row.app_id,
-    source: row.source,
-    published_at: row.published_at,
-    quota: row.pool,
-    org_id: row.org_id,
-    overage: row.overage,
-    revocation:
-      row.r_revoked_at === null
-        ? null
-        : { reason: row.r_reason, revoked_at: row.r_revoked_at, signer: row.r_signer ?? '', signature: row.r_signature ?? '' },
-    thumbnail: row.thumbnail,
-    profile:
-      row.p_public_fields === null
-        ? null
-        : {
-            display_name: row.p_display_name,
-            username: row.p_username,
-            profile_picture: row.p_profile_picture,
-            public_fields: parsePublicFields(row.p_public_fields),
-          },
-  };
-}
 
 async function countUsageOn(q: Queryable, userId: string, orgId: string | null, start: number, end: number): Promise<QuotaUsage> {
   const personal = await q.get<{ n: number }>(

@@ -10,32 +10,15 @@
 import canonicalize from 'canonicalize';
 import type { SignatureRecord } from 'provenant';
 import { reducedJson } from '../reduced.js';
-import type { OutboxEvent, QuotaSource, QuotaUsage, SignaturesStore, SignatureSource, StoredSignature } from '../types.js';
+import type { OutboxEvent, QuotaUsage, SignaturesStore, StoredSignature } from '../types.js';
+import { fromRow, type SignatureRow } from '../rows/signatures.js';
 import type { Db, Queryable } from './db.js';
 import type { SqliteChangeFeed } from './feed.js';
 
-interface SignatureRow {
-  seq: number;
-  action_hash: string;
-  record: string;
-  signature: string;
-  user_id: string;
-  app_id: string | null;
-  source: SignatureSource;
-  published_at: number;
-  pool: QuotaSource; // the column keeps its name from migration 002
-  org_id: string | null;
-  overage: number;
-  r_reason: string | null;
-  r_revoked_at: number | null;
-  r_signer: string | null;
-  r_signature: string | null;
-  thumbnail: string | null;
-  p_display_name: string | null;
-  p_username: string | null;
-  p_profile_picture: string | null;
-  p_public_fields: string | null;
-}
+/** A signature row as SQLite holds it: `overage` is 0 or 1. */
+type SqliteSignatureRow = Omit<SignatureRow, 'overage'> & { overage: number };
+
+const fromSqliteRow = (row: SqliteSignatureRow): StoredSignature => fromRow({ ...row, overage: row.overage === 1 });
 
 const SELECT = `
   SELECT s.seq, s.action_hash, s.record, s.signature, s.user_id, s.app_id, s.source, s.published_at,
@@ -49,46 +32,6 @@ const SELECT = `
   LEFT JOIN thumbnails t ON t.action_hash = s.action_hash
   LEFT JOIN agents a ON a.agent_key = s.signer
   LEFT JOIN users u ON u.id = COALESCE(a.user_id, s.user_id)`;
-
-function parsePublicFields(text: string | null): string[] {
-  if (text === null) return [];
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-function fromRow(row: SignatureRow): StoredSignature {
-  return {
-    seq: row.seq,
-    action_hash: row.action_hash,
-    record: JSON.parse(row.record) as SignatureRecord,
-    signature: row.signature,
-    user_id: row.user_id,
-    app_id: row.app_id,
-    source: row.source,
-    published_at: row.published_at,
-    quota: row.pool,
-    org_id: row.org_id,
-    overage: row.overage === 1,
-    revocation:
-      row.r_revoked_at === null
-        ? null
-        : { reason: row.r_reason, revoked_at: row.r_revoked_at, signer: row.r_signer ?? '', signature: row.r_signature ?? '' },
-    thumbnail: row.thumbnail,
-    profile:
-      row.p_public_fields === null
-        ? null
-        : {
-            display_name: row.p_display_name,
-            username: row.p_username,
-            profile_picture: row.p_profile_picture,
-            public_fields: parsePublicFields(row.p_public_fields),
-          },
-  };
-}
 
 async function countUsageOn(q: Queryable, userId: string, orgId: string | null, start: number, end: number): Promise<QuotaUsage> {
   const personal = await q.get<{ n: number }>(
@@ -173,29 +116,29 @@ export function createSqliteSignaturesStore(db: Db, feed: SqliteChangeFeed): Sig
     },
 
     async get(actionHash) {
-      const row = await db.get<SignatureRow>(`${SELECT} WHERE s.action_hash = ?`, [actionHash]);
-      return row === undefined ? undefined : fromRow(row);
+      const row = await db.get<SqliteSignatureRow>(`${SELECT} WHERE s.action_hash = ?`, [actionHash]);
+      return row === undefined ? undefined : fromSqliteRow(row);
     },
 
     async findByFileHash(fileHash) {
-      const rows = await db.all<SignatureRow>(`${SELECT} WHERE s.file_hash = ? ORDER BY s.signed_at, s.seq`, [fileHash]);
-      return rows.map(fromRow);
+      const rows = await db.all<SqliteSignatureRow>(`${SELECT} WHERE s.file_hash = ? ORDER BY s.signed_at, s.seq`, [fileHash]);
+      return rows.map(fromSqliteRow);
     },
 
     async findBySigners(agentKeys) {
       if (agentKeys.length === 0) return [];
       const marks = agentKeys.map(() => '?').join(', ');
-      const rows = await db.all<SignatureRow>(`${SELECT} WHERE s.signer IN (${marks}) ORDER BY s.signed_at, s.seq`, [...agentKeys]);
-      return rows.map(fromRow);
+      const rows = await db.all<SqliteSignatureRow>(`${SELECT} WHERE s.signer IN (${marks}) ORDER BY s.signed_at, s.seq`, [...agentKeys]);
+      return rows.map(fromSqliteRow);
     },
 
     async findForUser(userId) {
-      const rows = await db.all<SignatureRow>(
+      const rows = await db.all<SqliteSignatureRow>(
         `${SELECT} WHERE s.user_id = ? OR s.signer IN (SELECT agent_key FROM agents WHERE user_id = ?)
          ORDER BY s.signed_at DESC, s.seq DESC`,
         [userId, userId],
       );
-      return rows.map(fromRow);
+      return rows.map(fromSqliteRow);
     },
 
     async insertRevocation(rev, events = []) {
