@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpCapture, type CapturedMail, type SmtpCapture } from '../helpers/smtp.js';
 import { ContactRelay } from '../../server/src/contact/mailer.js';
 import { startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { newSigner, S, sign, revoke, type Signer } from './support.js';
@@ -214,38 +214,12 @@ relay.run();
 
 // ---------------------------------------------------------------- SMTP
 
-interface Captured {
-  from: string;
-  to: string[];
-  data: string;
-}
-
-const smtp = suite<{ srv: TestServer; server: SMTPServer; mails: Captured[]; signer: Signer; file: string }>('contact relay, SMTP');
+const smtp = suite<{ srv: TestServer; server: SmtpCapture; mails: CapturedMail[]; signer: Signer; file: string }>('contact relay, SMTP');
 
 smtp.before(async (ctx) => {
-  ctx.mails = [];
-  // smtp-server's built-in STARTTLS certificate is expired: plain SMTP on loopback
-  ctx.server = new SMTPServer({
-    secure: false,
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        ctx.mails.push({
-          from: (session.envelope.mailFrom as { address: string }).address,
-          to: session.envelope.rcptTo.map((r) => r.address),
-          data: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => ctx.server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (ctx.server.server.address() as { port: number }).port;
-  ctx.srv = await startTestServer({ PROVENANT_SMTP_URL: `smtp://127.0.0.1:${port}`, PROVENANT_MAIL_FROM: 'relay@provenant.example' }, { engine });
+  ctx.server = await startSmtpCapture();
+  ctx.mails = ctx.server.mails;
+  ctx.srv = await startTestServer({ PROVENANT_SMTP_URL: ctx.server.url, PROVENANT_MAIL_FROM: 'relay@provenant.example' }, { engine });
   ctx.signer = await newSigner(ctx.srv, { email: `smtp-${Date.now()}@signer.example` });
   ctx.file = hex();
   await sign(ctx.srv, ctx.signer, { file_hash: ctx.file, content_rights: { contact_preference: 'allow_contact_requests' } });
@@ -254,7 +228,7 @@ smtp.before(async (ctx) => {
 });
 smtp.after(async ({ srv, server }) => {
   await srv.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
 });
 
 smtp('delivered over SMTP: envelope to the signer, one From, no Bcc, the sender only in Reply-To, no outbox file', async (ctx) => {

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpCapture, type CapturedMail, type SmtpCapture } from '../helpers/smtp.js';
 import { apiRequest, startTestServer, testEngine, type TestServer, type TestUser } from '../helpers/server.js';
 import { authorizeQuery, Browser, PASSWORD, pkce, postJson, registerApp } from '../oauth/support.js';
 
@@ -228,31 +228,15 @@ flow.run();
 
 // ---------------------------------------------------------------- the mail server
 
-const smtp = suite<{ srv: TestServer; server: SMTPServer; mails: { from: string; to: string[]; data: string }[] }>('email verification, SMTP');
+const smtp = suite<{ srv: TestServer; server: SmtpCapture; mails: CapturedMail[] }>('email verification, SMTP');
 smtp.before(async (ctx) => {
-  ctx.mails = [];
-  // smtp-server's built-in STARTTLS certificate is expired: plain SMTP on loopback
-  ctx.server = new SMTPServer({
-    secure: false,
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        ctx.mails.push({ from: (session.envelope.mailFrom as { address: string }).address, to: session.envelope.rcptTo.map((r) => r.address), data: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => ctx.server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (ctx.server.server.address() as { port: number }).port;
-  ctx.srv = await startTestServer({ PROVENANT_SMTP_URL: `smtp://127.0.0.1:${port}`, PROVENANT_MAIL_FROM: 'accounts@provenant.example' }, { engine });
+  ctx.server = await startSmtpCapture();
+  ctx.mails = ctx.server.mails;
+  ctx.srv = await startTestServer({ PROVENANT_SMTP_URL: ctx.server.url, PROVENANT_MAIL_FROM: 'accounts@provenant.example' }, { engine });
 });
 smtp.after(async ({ srv, server }) => {
   await srv.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server.close();
 });
 
 smtp('the link arrives over SMTP and verifies; nothing goes to the outbox', async ({ srv, mails }) => {
