@@ -7,16 +7,13 @@
 //   2. GET /content-rights of a file with 3 signers, warm cache, with autocannon against
 //      a Koa hello-world from the same run (the better of a run before and one after).
 // Run after `npm run build`: node --import tsx bench/public.bench.ts   (DURATION=s, CONTACTS=n per kind)
-import Koa from 'koa';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { compiled } from './support.js';
+import { compiled, helloWorld } from './support.js';
 
 const { loadConfig } = await compiled<typeof import('../server/src/config.js')>('server/src/config.js');
 const { startServer } = await compiled<typeof import('../server/src/serve.js')>('server/src/serve.js');
@@ -50,17 +47,6 @@ async function load(name: string, url: string): Promise<{ rps: number; p99: numb
   const r = await instance;
   if (r.errors > 0 || r.non2xx > 0 || bad > 0) throw new Error(`${name}: ${r.errors} errors, ${r.non2xx + bad} not 200`);
   return { rps: r.requests.average, p99: r.latency.p99 };
-}
-
-async function helloWorld(): Promise<{ url: string; close: () => Promise<void> }> {
-  const app = new Koa();
-  app.use((ctx) => {
-    ctx.body = { hello: 'world' };
-  });
-  const server = createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];

@@ -5,15 +5,12 @@
 //   3. POST /sign-batch with 100 files: signatures per second and p99 latency.
 // Every response is checked (status 200, no errors) and counted inside the run.
 // Run after `npm run build`: node --import tsx bench/server.bench.ts   (DURATION=seconds to change 5)
-import Koa from 'koa';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { compiled } from './support.js';
+import { compiled, helloWorld } from './support.js';
 
 // The compiled server, as `npm start` runs it (support.ts compiled()).
 const { loadConfig } = await compiled<typeof import('../server/src/config.js')>('server/src/config.js');
@@ -67,17 +64,6 @@ async function run(c: Case): Promise<{ rps: number; p99: number; ok: number; bad
     throw new Error(`${c.name}: ${result.errors} errors, ${result.non2xx} non-2xx responses`);
   }
   return { rps: result.requests.average, p99: result.latency.p99, ok, bad };
-}
-
-async function helloWorld(): Promise<{ url: string; close: () => Promise<void> }> {
-  const app = new Koa();
-  app.use((ctx) => {
-    ctx.body = { hello: 'world' };
-  });
-  const server = createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'provenant-bench-'));

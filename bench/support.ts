@@ -1,5 +1,8 @@
 // Small pieces shared by the benches.
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compiledFile, packageRoot } from '../src/lib/wasm.js';
@@ -42,4 +45,16 @@ export async function compiled<T>(srcPath: string): Promise<T> {
   const file = server ? join(packageRoot, 'server', 'dist', server[1]) : compiledFile(srcPath);
   if (!existsSync(file)) throw new Error(`${file} is missing; run "npm run build:ts" to compile it`);
   return (await import(pathToFileURL(file).href)) as T;
+}
+
+/** The peer of the HTTP benches: a Koa hello-world on loopback, run beside ours in the same script. */
+export async function helloWorld(): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = new Koa();
+  app.use((ctx) => {
+    ctx.body = { hello: 'world' };
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
