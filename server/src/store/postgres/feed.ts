@@ -26,6 +26,7 @@ import pg from 'pg';
 import type { Change, ChangeFeed } from '../types.js';
 import type { NewChange } from '../sqlite/feed.js';
 import { LOCKS, type PgDb, type Queryable } from './db.js';
+import { changeFromRow, type ChangeRow } from '../rows/feed.js';
 
 /** The NOTIFY channel; the payload is the writing node's id (a node ignores its own). */
 const CHANNEL = 'provenant_changes';
@@ -45,28 +46,6 @@ export interface FeedWriter {
   appendStored(fromSeq: number, toSeq: number, at: number): Promise<void>;
 }
 
-interface ChangeRow {
-  seq: number;
-  kind: Change['kind'];
-  file_hash: string | null;
-  action_hash: string | null;
-  signature_seq: number | null;
-  has_fingerprint: boolean | null;
-  user_id: string | null;
-  at: number;
-}
-
-function fromRow(r: ChangeRow): Change {
-  switch (r.kind) {
-    case 'stored':
-      return { seq: r.seq, kind: 'stored', file_hash: r.file_hash!, action_hash: r.action_hash!, signature_seq: r.signature_seq!, has_fingerprint: r.has_fingerprint === true, at: r.at };
-    case 'revoked':
-    case 'thumbnail':
-      return { seq: r.seq, kind: r.kind, file_hash: r.file_hash!, action_hash: r.action_hash!, at: r.at };
-    case 'profile':
-      return { seq: r.seq, kind: 'profile', user_id: r.user_id!, at: r.at };
-  }
-}
 
 function wakeAll(listeners: Set<() => void>): void {
   for (const listener of listeners) {
@@ -102,7 +81,7 @@ export class PgChangeFeed implements ChangeFeed {
 
   async since(afterSeq: number, limit: number): Promise<Change[]> {
     const rows = await this.db.all<ChangeRow>('SELECT * FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2', [afterSeq, limit]);
-    return rows.map(fromRow);
+    return rows.map(changeFromRow);
   }
 
   onAppend(listener: () => void): () => void {

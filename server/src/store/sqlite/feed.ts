@@ -4,6 +4,7 @@
 // seen every change up to n.
 import type { Change, ChangeFeed } from '../types.js';
 import type { Db, Queryable } from './db.js';
+import { changeFromRow, type ChangeRow } from '../rows/feed.js';
 
 /** A change as its cause writes it (the feed numbers it). */
 export type NewChange = { [K in Change['kind']]: Omit<Extract<Change, { kind: K }>, 'seq'> }[Change['kind']];
@@ -20,28 +21,10 @@ export interface FeedWriter {
   appendStored(fromSeq: number, toSeq: number, at: number): Promise<void>;
 }
 
-interface ChangeRow {
-  seq: number;
-  kind: Change['kind'];
-  file_hash: string | null;
-  action_hash: string | null;
-  signature_seq: number | null;
-  has_fingerprint: number | null;
-  user_id: string | null;
-  at: number;
-}
+/** A change as SQLite stores it: its flag as 0/1. */
+type SqliteChangeRow = Omit<ChangeRow, 'has_fingerprint'> & { has_fingerprint: number | null };
 
-function fromRow(r: ChangeRow): Change {
-  switch (r.kind) {
-    case 'stored':
-      return { seq: r.seq, kind: 'stored', file_hash: r.file_hash!, action_hash: r.action_hash!, signature_seq: r.signature_seq!, has_fingerprint: r.has_fingerprint === 1, at: r.at };
-    case 'revoked':
-    case 'thumbnail':
-      return { seq: r.seq, kind: r.kind, file_hash: r.file_hash!, action_hash: r.action_hash!, at: r.at };
-    case 'profile':
-      return { seq: r.seq, kind: 'profile', user_id: r.user_id!, at: r.at };
-  }
-}
+const toChange = (r: SqliteChangeRow): Change => changeFromRow({ ...r, has_fingerprint: r.has_fingerprint === null ? null : r.has_fingerprint === 1 });
 
 export class SqliteChangeFeed implements ChangeFeed {
   private readonly listeners = new Set<() => void>();
@@ -56,8 +39,8 @@ export class SqliteChangeFeed implements ChangeFeed {
   }
 
   async since(afterSeq: number, limit: number): Promise<Change[]> {
-    const rows = await this.db.all<ChangeRow>('SELECT * FROM changes WHERE seq > ? ORDER BY seq LIMIT ?', [afterSeq, limit]);
-    return rows.map(fromRow);
+    const rows = await this.db.all<SqliteChangeRow>('SELECT * FROM changes WHERE seq > ? ORDER BY seq LIMIT ?', [afterSeq, limit]);
+    return rows.map(toChange);
   }
 
   onAppend(listener: () => void): () => void {
