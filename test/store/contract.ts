@@ -173,11 +173,58 @@ function accountsContract(name: string, open: OpenStore): void {
     assert.equal((await store.accounts.listAgents(u.id)).map((x) => [x.agentKey, x.primary]), [[c, true], [a, false], [b, false]]);
     await store.accounts.linkAgent(u.id, b);
     assert.is((await store.accounts.listAgents(u.id)).length, 3);
-    assert.equal(await store.accounts.getAgent(b), { agentKey: b, userId: u.id, primary: false, createdAt: 2 });
+    assert.equal(await store.accounts.getAgent(b), { agentKey: b, userId: u.id, primary: false, createdAt: 2, unlinkedAt: null });
     assert.is(await store.accounts.getAgent(agentKey()), null);
     assert.is(await storeErrorOf(StoreConflictError, store.accounts.linkAgent(other.id, b)), 'agent_key');
     assert.is(await storeErrorOf(StoreNotFoundError, store.accounts.linkAgent(randomUUID(), agentKey())), 'user');
     assert.equal(await store.accounts.listAgents(other.id), []);
+  });
+
+  test('unlinkAgent: the row stays (unlinkedAt), primary moves to the oldest key left; never the last key or the cell\'s; relinking clears it; others still cannot take it', async ({ store }) => {
+    const [a, b, c] = [agentKey(), agentKey(), agentKey()];
+    const u = await newUser(store);
+    const other = await newUser(store);
+    await store.accounts.linkAgent(u.id, a, { now: 1 });
+    await store.accounts.linkAgent(u.id, b, { now: 2 });
+    await store.accounts.linkAgent(u.id, c, { now: 3 });
+    assert.is(await store.accounts.unlinkAgent(other.id, a, 10), 'not_linked', 'another user\'s key');
+    assert.is(await store.accounts.unlinkAgent(u.id, agentKey(), 10), 'not_linked', 'an unknown key');
+    assert.is(await store.accounts.unlinkAgent(u.id, a, 10), 'unlinked');
+    assert.equal(await store.accounts.getAgent(a), { agentKey: a, userId: u.id, primary: false, createdAt: 1, unlinkedAt: 10 });
+    assert.equal((await store.accounts.listAgents(u.id)).map((x) => [x.agentKey, x.primary, x.unlinkedAt]), [[b, true, null], [a, false, 10], [c, false, null]], 'the primary moved to the oldest key left; the unlinked row stays');
+    assert.is(await store.accounts.unlinkAgent(u.id, a, 11), 'not_linked', 'twice');
+    assert.is((await store.accounts.findUserByAgentKey(a))?.id, u.id, 'still the user\'s key (its records keep their signer)');
+    assert.is(await storeErrorOf(StoreConflictError, store.accounts.linkAgent(other.id, a)), 'agent_key', 'nobody else can take an unlinked key');
+    assert.is(await store.accounts.unlinkAgent(u.id, c, 12), 'unlinked');
+    assert.is(await store.accounts.unlinkAgent(u.id, b, 13), 'only_key', 'the last linked key stays');
+    const relinked = await store.accounts.linkAgent(u.id, a);
+    assert.equal([relinked.unlinkedAt, relinked.primary, relinked.createdAt], [null, false, 1], 'linked again by its user');
+    // two unlinks at once of the last two keys: one of them stays
+    const outcomes = await Promise.all([store.accounts.unlinkAgent(u.id, a, 14), store.accounts.unlinkAgent(u.id, b, 14)]);
+    assert.equal(outcomes.sort(), ['only_key', 'unlinked']);
+    assert.is((await store.accounts.listAgents(u.id)).filter((x) => x.unlinkedAt === null && x.primary).length, 1);
+    // a server-hosted cell's key cannot be unlinked
+    const v = await newUser(store);
+    const cellKey = agentKey();
+    await store.accounts.createCell({ userId: v.id, agentKey: cellKey, ciphertext: new Uint8Array(16), nonce: new Uint8Array(12) });
+    await store.accounts.linkAgent(v.id, agentKey());
+    assert.is(await store.accounts.unlinkAgent(v.id, cellKey, 20), 'cell_key');
+  });
+
+  test('sessions cut-off: revokeSessions only moves forward; setPassword stores the hash and moves it; unknown users false', async ({ store }) => {
+    const u = await newUser(store);
+    assert.is(u.sessionsValidAfter, null);
+    assert.is(await store.accounts.revokeSessions(u.id, 5000), true);
+    assert.is((await store.accounts.getUser(u.id))?.sessionsValidAfter, 5000);
+    assert.is(await store.accounts.revokeSessions(u.id, 4000), true);
+    assert.is((await store.accounts.getUser(u.id))?.sessionsValidAfter, 5000, 'never back');
+    assert.is(await store.accounts.setPassword(u.id, 'scrypt$new', 6000), true);
+    const after = await store.accounts.getUser(u.id);
+    assert.equal([after?.passwordHash, after?.sessionsValidAfter], ['scrypt$new', 6000]);
+    assert.is(await store.accounts.setPassword(u.id, 'scrypt$newer', 1), true);
+    assert.equal([(await store.accounts.getUser(u.id))?.passwordHash, (await store.accounts.getUser(u.id))?.sessionsValidAfter], ['scrypt$newer', 6000]);
+    assert.is(await store.accounts.revokeSessions(randomUUID(), 1), false);
+    assert.is(await store.accounts.setPassword(randomUUID(), 'x', 1), false);
   });
 
   test('cells: sealed bytes round-trip, the key linked as primary; one per user; typed refusals', async ({ store }) => {

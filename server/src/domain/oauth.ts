@@ -228,7 +228,8 @@ export async function userInfoOf(deps: DomainDeps, access: OAuthAccess): Promise
     deps.store.oauth.getGrant(access.userId, access.appId),
   ]);
   if (!user || !grant) throw new DomainError('invalid_token');
-  return { user, agentKey: agents[0]?.agentKey ?? null, sharedEmail: grant.sharedEmail, scopes: access.scopes };
+  const primary = agents.find((a) => a.unlinkedAt === null);
+  return { user, agentKey: primary?.agentKey ?? null, sharedEmail: grant.sharedEmail, scopes: access.scopes };
 }
 
 /** The apps the user granted access to (GET /api/v1/account/apps). */

@@ -8,14 +8,14 @@ import { createHash } from 'node:crypto';
 import { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
 import { ZodError } from 'zod';
-import { bearerToken, requireAuth } from '../auth/middleware.js';
-import { SESSION_TTL_SECONDS, verifySessionToken } from '../auth/tokens.js';
+import { bearerToken, requireAuth, SESSION_ONLY } from '../auth/middleware.js';
+import { SESSION_TTL_SECONDS } from '../auth/tokens.js';
 import { jsonBody } from '../body.js';
 import type { ServerDeps } from '../deps.js';
 import {
   accessOf, authorizedApps, codeForGrantedScopes, consent, exchangeCode, refreshAccess, revokeAuthorizedApp, revokeToken, shareableEmail, userInfoOf,
 } from '../domain/oauth.js';
-import { login } from '../domain/sessions.js';
+import { login, sessionOfToken } from '../domain/sessions.js';
 import { ApiError, DomainError } from '../errors.js';
 import { zodMessage } from '../middleware.js';
 import { clientIp, rateLimit } from '../ratelimit.js';
@@ -85,12 +85,11 @@ function perToken(deps: ServerDeps) {
 
 // ---------------------------------------------------------------- /oauth/authorize
 
-/** The user of the browser's session cookie (decisions.md 7), or null. */
+/** The user of the browser's session cookie (decisions.md 7), or null (also once the user signed out everywhere). */
 async function sessionUser(ctx: Context, deps: ServerDeps): Promise<User | null> {
   const token = ctx.cookies.get(SESSION_COOKIE);
   if (!token) return null;
-  const claims = await verifySessionToken(deps, token);
-  return claims === null ? null : deps.store.accounts.getUser(claims.userId);
+  return (await sessionOfToken(deps, token))?.user ?? null;
 }
 
 /**
@@ -235,22 +234,20 @@ export function oauthMetadataRoutes(deps: ServerDeps): Router {
   return router;
 }
 
-/** The user's apps are managed with a session token: an app's access token cannot list or revoke apps. */
-async function sessionOnly(ctx: Context, next: Next): Promise<void> {
-  if (ctx.state.auth!.kind !== 'session') throw new ApiError('forbidden', 'Manage your authorized apps with a session token, not an app\'s access token.');
-  await next();
-}
-
-/** /api/v1/account/apps: the apps holding access to the user's account, and revoking one. */
+/**
+ * /api/v1/account/apps: the apps holding access to the user's account, and revoking
+ * one; managed with the user's session token (an app's access token is refused).
+ */
 export function accountAppsRoutes(deps: ServerDeps): Router {
   const router = new Router();
+  const sessionOnly = requireAuth(deps, SESSION_ONLY);
 
-  router.get('/apps', requireAuth(), sessionOnly, async (ctx) => {
+  router.get('/apps', sessionOnly, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = authorizedAppsAnswer(await authorizedApps(deps, ctx.state.auth!.userId));
   });
 
-  router.delete('/apps/:client_id', requireAuth(), sessionOnly, async (ctx) => {
+  router.delete('/apps/:client_id', sessionOnly, async (ctx) => {
     if (!UUID.test(ctx.params.client_id)) throw new ApiError('not_found', 'This app has no access to your account.');
     await revokeAuthorizedApp(deps, ctx.state.auth!.userId, ctx.params.client_id.toLowerCase());
     ctx.body = { success: true };

@@ -76,6 +76,11 @@ export interface User {
   tier: UserTier;
   emailVerified: boolean;
   createdAt: number;
+  /**
+   * Session tokens issued before this time (Unix ms) are void: set by "sign out
+   * everywhere" and a password change (issue 25); null when never set.
+   */
+  sessionsValidAfter: number | null;
 }
 
 export interface NewUser {
@@ -99,9 +104,19 @@ export interface UserPatch {
 export interface Agent {
   agentKey: string;
   userId: string;
+  /** Never true for an unlinked key. */
   primary: boolean;
   createdAt: number;
+  /**
+   * When the user unlinked the key (Unix ms), null while linked. An unlinked key stays
+   * the user's (its records keep their signer's profile; no other account can take it)
+   * but can no longer sign in, publish or be shown as the user's key.
+   */
+  unlinkedAt: number | null;
 }
+
+/** What unlinkAgent did: or why not (the key is not the user's linked key; the only one left; its server-hosted cell's). */
+export type UnlinkOutcome = 'unlinked' | 'not_linked' | 'only_key' | 'cell_key';
 
 export interface Cell {
   userId: string;
@@ -156,18 +171,34 @@ export interface AccountsStore {
    */
   updateUser(id: string, patch: UserPatch): Promise<User | null>;
   setUserTier(id: string, tier: UserTier): Promise<boolean>;
+  /**
+   * Voids the user's session tokens issued before `before` (Unix ms): the cut-off only
+   * moves forward (a later call with an earlier time changes nothing). False when no such user.
+   */
+  revokeSessions(userId: string, before: number): Promise<boolean>;
+  /** A new password hash, and the sessions cut-off moved to `sessionsBefore`, in one transaction. False when no such user. */
+  setPassword(userId: string, passwordHash: string, sessionsBefore: number): Promise<boolean>;
 
   getAgent(agentKey: string): Promise<Agent | null>;
-  /** Primary first, then by link time. */
+  /** Every key the user holds, unlinked ones too (their `unlinkedAt` set): primary first, then by link time. */
   listAgents(userId: string): Promise<Agent[]>;
   /**
-   * Links an agent key to a user (idempotent for the same user); StoreConflictError
-   * ('agent_key') when another user holds it, StoreNotFoundError('user') when the user
-   * does not exist. `primary` moves the primary flag to this key; a user's first key is
-   * always primary. Linking a key that already signed stored records changes whose
-   * profile their answers show: it appends a 'profile' change.
+   * Links an agent key to a user (idempotent for the same user; a key the same user
+   * unlinked is linked again); StoreConflictError ('agent_key') when another user holds
+   * it, linked or not, StoreNotFoundError('user') when the user does not exist.
+   * `primary` moves the primary flag to this key; a user's first linked key is always
+   * primary. Linking a key that already signed stored records changes whose profile
+   * their answers show: it appends a 'profile' change.
    */
   linkAgent(userId: string, agentKey: string, opts?: { primary?: boolean; now?: number }): Promise<Agent>;
+  /**
+   * Unlinks one of the user's linked keys at `now`, keeping its row (the records it
+   * signed keep their signer). Refused: 'only_key' for the user's last linked key,
+   * 'cell_key' for the key of their server-hosted cell; 'not_linked' when the key is
+   * not a linked key of this user. The primary flag moves to the oldest key left.
+   * Serialised per user, so two unlinks at once cannot leave none.
+   */
+  unlinkAgent(userId: string, agentKey: string, now: number): Promise<UnlinkOutcome>;
 
   /**
    * Stores a cell and links its agent key to the user as primary, atomically.

@@ -23,6 +23,8 @@ async function insertAgent(tx: Queryable, feed: FeedWriter, userId: string, agen
   const makePrimary = primary || !hasPrimary;
   if (makePrimary) await tx.run('UPDATE agents SET is_primary = false WHERE user_id = $1 AND agent_key <> $2', [userId, agentKey]);
   if (owner) {
+    // the same user's key: linked again if they had unlinked it
+    await tx.run('UPDATE agents SET unlinked_at = NULL WHERE agent_key = $1', [agentKey]);
     if (makePrimary) await tx.run('UPDATE agents SET is_primary = true WHERE agent_key = $1', [agentKey]);
     return;
   }
@@ -95,6 +97,16 @@ export function createPgAccountsStore(db: PgDb, feed: PgChangeFeed): AccountsSto
       return (await db.run('UPDATE users SET tier = $1 WHERE id = $2', [tier, id])) === 1;
     },
 
+    async revokeSessions(userId, before) {
+      const sql = 'UPDATE users SET sessions_valid_after = GREATEST(COALESCE(sessions_valid_after, 0), $1) WHERE id = $2';
+      return (await db.run(sql, [before, userId])) === 1;
+    },
+
+    async setPassword(userId, passwordHash, sessionsBefore) {
+      const sql = 'UPDATE users SET password_hash = $1, sessions_valid_after = GREATEST(COALESCE(sessions_valid_after, 0), $2) WHERE id = $3';
+      return (await db.run(sql, [passwordHash, sessionsBefore, userId])) === 1;
+    },
+
     async getAgent(agentKey) {
       const row = await db.get<AgentRow>('SELECT * FROM agents WHERE agent_key = $1', [agentKey]);
       return row ? toAgent(row) : null;
@@ -108,6 +120,23 @@ export function createPgAccountsStore(db: PgDb, feed: PgChangeFeed): AccountsSto
       await feed.write((tx, changes) => insertAgent(tx, changes, userId, agentKey, opts.primary ?? false, opts.now ?? Date.now()), { missing: 'user' });
       const row = await db.get<AgentRow>('SELECT * FROM agents WHERE agent_key = $1', [agentKey]);
       return toAgent(row!);
+    },
+
+    async unlinkAgent(userId, agentKey, now) {
+      return db.transaction(async (tx) => {
+        // the user's row locked: two unlinks at once cannot each see the other's key still linked
+        if (!(await tx.get('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]))) return 'not_linked';
+        const linked = await tx.all<{ agent_key: string }>('SELECT agent_key FROM agents WHERE user_id = $1 AND unlinked_at IS NULL ORDER BY created_at, agent_key', [userId]);
+        if (!linked.some((a) => a.agent_key === agentKey)) return 'not_linked';
+        if (linked.length === 1) return 'only_key';
+        if (await tx.get('SELECT 1 FROM cells WHERE user_id = $1 AND agent_key = $2', [userId, agentKey])) return 'cell_key';
+        await tx.run('UPDATE agents SET unlinked_at = $1, is_primary = false WHERE agent_key = $2', [now, agentKey]);
+        if (!(await tx.get('SELECT 1 FROM agents WHERE user_id = $1 AND is_primary', [userId]))) {
+          const next = linked.find((a) => a.agent_key !== agentKey)!;
+          await tx.run('UPDATE agents SET is_primary = true WHERE agent_key = $1', [next.agent_key]);
+        }
+        return 'unlinked';
+      });
     },
 
     async createCell(cell) {

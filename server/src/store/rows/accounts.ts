@@ -15,6 +15,7 @@ export interface UserRow {
   tier: UserTier;
   email_verified: boolean;
   created_at: number;
+  sessions_valid_after: number | null;
 }
 
 export interface AgentRow {
@@ -22,6 +23,7 @@ export interface AgentRow {
   user_id: string;
   is_primary: boolean;
   created_at: number;
+  unlinked_at: number | null;
 }
 
 export interface CellRow {
@@ -74,9 +76,16 @@ export const toUser = (r: UserRow): User => ({
   tier: r.tier,
   emailVerified: r.email_verified,
   createdAt: r.created_at,
+  sessionsValidAfter: r.sessions_valid_after ?? null,
 });
 
-export const toAgent = (r: AgentRow): Agent => ({ agentKey: r.agent_key, userId: r.user_id, primary: r.is_primary, createdAt: r.created_at });
+export const toAgent = (r: AgentRow): Agent => ({
+  agentKey: r.agent_key,
+  userId: r.user_id,
+  primary: r.is_primary,
+  createdAt: r.created_at,
+  unlinkedAt: r.unlinked_at ?? null,
+});
 
 export const toCell = (r: CellRow): Cell => ({
   userId: r.user_id,

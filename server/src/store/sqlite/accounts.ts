@@ -32,6 +32,8 @@ async function insertAgent(tx: Queryable, feed: FeedWriter, userId: string, agen
   const makePrimary = primary || !hasPrimary;
   if (makePrimary) await tx.run('UPDATE agents SET is_primary = 0 WHERE user_id = ? AND agent_key <> ?', [userId, agentKey]);
   if (owner) {
+    // the same user's key: linked again if they had unlinked it
+    await tx.run('UPDATE agents SET unlinked_at = NULL WHERE agent_key = ?', [agentKey]);
     if (makePrimary) await tx.run('UPDATE agents SET is_primary = 1 WHERE agent_key = ?', [agentKey]);
     return;
   }
@@ -114,6 +116,16 @@ export function createSqliteAccountsStore(db: Db, feed: SqliteChangeFeed): Accou
       return (await db.run('UPDATE users SET tier = ? WHERE id = ?', [tier, id])).changes === 1;
     },
 
+    async revokeSessions(userId, before) {
+      const sql = 'UPDATE users SET sessions_valid_after = MAX(COALESCE(sessions_valid_after, 0), ?) WHERE id = ?';
+      return (await db.run(sql, [before, userId])).changes === 1;
+    },
+
+    async setPassword(userId, passwordHash, sessionsBefore) {
+      const sql = 'UPDATE users SET password_hash = ?, sessions_valid_after = MAX(COALESCE(sessions_valid_after, 0), ?) WHERE id = ?';
+      return (await db.run(sql, [passwordHash, sessionsBefore, userId])).changes === 1;
+    },
+
     async getAgent(agentKey) {
       const row = await db.get<SqliteAgentRow>('SELECT * FROM agents WHERE agent_key = ?', [agentKey]);
       return row ? toSqliteAgent(row) : null;
@@ -127,6 +139,22 @@ export function createSqliteAccountsStore(db: Db, feed: SqliteChangeFeed): Accou
       await feed.write((tx, changes) => insertAgent(tx, changes, userId, agentKey, opts.primary ?? false, opts.now ?? Date.now()), 'user');
       const row = await db.get<SqliteAgentRow>('SELECT * FROM agents WHERE agent_key = ?', [agentKey]);
       return toSqliteAgent(row!);
+    },
+
+    async unlinkAgent(userId, agentKey, now) {
+      // one transaction on SQLite's single writer: two unlinks at once run one after the other
+      return db.transaction(async (tx) => {
+        const linked = await tx.all<{ agent_key: string }>('SELECT agent_key FROM agents WHERE user_id = ? AND unlinked_at IS NULL ORDER BY created_at, agent_key', [userId]);
+        if (!linked.some((a) => a.agent_key === agentKey)) return 'not_linked';
+        if (linked.length === 1) return 'only_key';
+        if (await tx.get('SELECT 1 FROM cells WHERE user_id = ? AND agent_key = ?', [userId, agentKey])) return 'cell_key';
+        await tx.run('UPDATE agents SET unlinked_at = ?, is_primary = 0 WHERE agent_key = ?', [now, agentKey]);
+        if (!(await tx.get('SELECT 1 FROM agents WHERE user_id = ? AND is_primary = 1', [userId]))) {
+          const next = linked.find((a) => a.agent_key !== agentKey)!;
+          await tx.run('UPDATE agents SET is_primary = 1 WHERE agent_key = ?', [next.agent_key]);
+        }
+        return 'unlinked';
+      });
     },
 
     async createCell(cell) {
