@@ -34,6 +34,7 @@ const show = (args: string[], r: Run) => `provenant ${args.join(' ')} -> ${r.sta
 // Every command and subcommand, as typed before its flags.
 const COMMANDS: string[][] = [
   ['serve'],
+  ['bench'],
   ['fingerprint'],
   ['integrity'],
   ['sha256'],
