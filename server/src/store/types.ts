@@ -387,6 +387,12 @@ export type Change =
   /** A signer's public profile changed (answers show profile fields): any answer with their records. */
   | { seq: number; kind: 'profile'; user_id: string; at: number };
 
+/** How much of the change feed is kept (PROVENANT_FEED_MAX_CHANGES, PROVENANT_FEED_MAX_AGE_HOURS). */
+export interface FeedWindow {
+  maxChanges: number;
+  maxAgeMs: number;
+}
+
 /**
  * Every engine's log of the writes that change verification answers: each change is
  * appended in the transaction of its cause (a rolled-back write appends nothing), and
@@ -394,10 +400,29 @@ export type Change =
  * Consumers (the verify cache, the answer cache, the match index) keep a cursor.
  */
 export interface ChangeFeed {
-  /** The seq of the latest committed change (0 when none). */
+  /** The seq of the latest committed change (0 when none), pruned ones included: never below horizon(). */
   latest(): Promise<number>;
-  /** Committed changes with seq > afterSeq, oldest first, at most `limit`. */
+  /**
+   * Committed changes with seq > afterSeq, oldest first, at most `limit`: those still in
+   * the window. Changes up to horizon() were pruned: a reader whose cursor is below it
+   * missed some (see horizon()).
+   */
   since(afterSeq: number, limit: number): Promise<Change[]>;
+  /**
+   * The highest seq pruned from the feed (0 when none). Pruning removes changes from the
+   * oldest, so a reader at `cursor` has missed changes exactly when horizon() > cursor.
+   * Read it AFTER the since() it checks (the horizon only grows): then a horizon not
+   * above the cursor proves that since() saw every change after it. A since() whose first
+   * change is cursor + 1 proves it alone.
+   */
+  horizon(): Promise<number>;
+  /**
+   * Deletes the oldest changes outside the window: beyond the newest `maxChanges`, or
+   * written (`at`) before `now - maxAgeMs`; raises horizon() to the highest seq deleted,
+   * in the same transaction. In batches (each its own transaction, so appends are never
+   * held up long); several nodes pruning at once is harmless. Returns the changes deleted.
+   */
+  prune(window: FeedWindow, now: number): Promise<number>;
   /**
    * Wakes `listener` after a commit on this node appended changes (no payload: read
    * since() from your own cursor). Called synchronously once the commit is done and
@@ -591,6 +616,14 @@ export interface WebhooksStore {
    * its webhook was deleted meanwhile.
    */
   finishDelivery(id: string, outcome: { ok: boolean; at: number }, maxFailures: number): Promise<'delivered' | 'failed' | 'disabled' | 'gone'>;
+  /**
+   * Extends the lease of a delivery being sent to `leaseUntil`, if `claim` (its
+   * WebhookDelivery.attempts: each claim numbers it) is still the current claim and the
+   * delivery is unfinished: true then. False when another claim took it (the lease ran
+   * out and someone claimed it again) or it was finished or deleted: the sender must not
+   * send (or record) it. A claim that took it waits for a lease renewed meanwhile.
+   */
+  renewDelivery(id: string, claim: number, leaseUntil: number): Promise<boolean>;
   /** Outbox rows not yet routed and deliveries not yet finished (for /healthz). */
   backlog(): Promise<{ events: number; deliveries: number }>;
 }

@@ -23,10 +23,10 @@
 // missing one loses nothing.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Change, ChangeFeed } from '../types.js';
+import type { Change, ChangeFeed, FeedWindow } from '../types.js';
 import type { NewChange } from '../sqlite/feed.js';
 import { LOCKS, type PgDb, type Queryable } from './db.js';
-import { changeFromRow, type ChangeRow } from '../rows/feed.js';
+import { changeFromRow, PRUNE_BATCH, type ChangeRow } from '../rows/feed.js';
 
 /** The NOTIFY channel; the payload is the writing node's id (a node ignores its own). */
 const CHANNEL = 'provenant_changes';
@@ -75,8 +75,40 @@ export class PgChangeFeed implements ChangeFeed {
   ) {}
 
   async latest(): Promise<number> {
-    const row = await this.db.get<{ last: number | null }>('SELECT max(seq) AS last FROM changes');
+    // the highest seq pruned stands in when the window has been pruned empty
+    const row = await this.db.get<{ last: number | null }>(
+      'SELECT GREATEST((SELECT max(seq) FROM changes), (SELECT pruned_through FROM feed_window WHERE id = 1)) AS last',
+    );
     return row?.last ?? 0;
+  }
+
+  async horizon(): Promise<number> {
+    const row = await this.db.get<{ pruned_through: number }>('SELECT pruned_through FROM feed_window WHERE id = 1');
+    return row?.pruned_through ?? 0;
+  }
+
+  /**
+   * Needs no feed lock: an append in flight holds a seq above every committed one (seqs
+   * are handed out under the lock), and only committed changes are deleted. Two nodes
+   * pruning at once delete the same rows; the horizon only grows.
+   */
+  async prune(window: FeedWindow, now: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const n = await this.db.transaction(async (tx) => {
+        const cut = await tx.get<{ seq: number | null }>(
+          `SELECT max(seq) AS seq FROM (SELECT seq, at FROM changes ORDER BY seq LIMIT $1) oldest
+           WHERE seq <= (SELECT max(seq) FROM changes) - $2 OR at < $3`,
+          [PRUNE_BATCH, window.maxChanges, now - window.maxAgeMs],
+        );
+        if (cut?.seq == null) return 0;
+        const count = await tx.run('DELETE FROM changes WHERE seq <= $1', [cut.seq]);
+        await tx.run('UPDATE feed_window SET pruned_through = GREATEST(pruned_through, $1) WHERE id = 1', [cut.seq]);
+        return count;
+      });
+      deleted += n;
+      if (n < PRUNE_BATCH) return deleted;
+    }
   }
 
   async since(afterSeq: number, limit: number): Promise<Change[]> {

@@ -164,6 +164,12 @@ export function createPgWebhooksStore(db: PgDb): WebhooksStore {
       });
     },
 
+    async renewDelivery(id, claim, leaseUntil) {
+      // a concurrent claim holds the row (FOR UPDATE): this waits for it, then sees attempts moved
+      const count = await db.run('UPDATE webhook_deliveries SET due_at = $1 WHERE id = $2 AND attempts = $3 AND finished_at IS NULL', [leaseUntil, id, claim]);
+      return count > 0;
+    },
+
     async backlog() {
       const events = await db.get<{ n: number }>('SELECT count(*)::int AS n FROM event_outbox WHERE dispatched_at IS NULL');
       const deliveries = await db.get<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE finished_at IS NULL');

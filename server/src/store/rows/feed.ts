@@ -2,6 +2,9 @@
 // No SQL here: the queries stay in each engine (SQLite turns its 0/1 flag into a boolean first).
 import type { Change } from '../types.js';
 
+/** Changes deleted per transaction when the feed's window is pruned (ChangeFeed.prune). */
+export const PRUNE_BATCH = 10_000;
+
 export interface ChangeRow {
   seq: number;
   kind: Change['kind'];

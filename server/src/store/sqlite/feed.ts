@@ -2,9 +2,9 @@
 // transaction of its cause. AUTOINCREMENT numbers the rows and the one writer commits
 // them in that order, so seq order is commit order and a reader that has seen seq n has
 // seen every change up to n.
-import type { Change, ChangeFeed } from '../types.js';
+import type { Change, ChangeFeed, FeedWindow } from '../types.js';
 import type { Db, Queryable } from './db.js';
-import { changeFromRow, type ChangeRow } from '../rows/feed.js';
+import { changeFromRow, PRUNE_BATCH, type ChangeRow } from '../rows/feed.js';
 
 /** A change as its cause writes it (the feed numbers it). */
 export type NewChange = { [K in Change['kind']]: Omit<Extract<Change, { kind: K }>, 'seq'> }[Change['kind']];
@@ -32,10 +32,38 @@ export class SqliteChangeFeed implements ChangeFeed {
   constructor(private readonly db: Db) {}
 
   async latest(): Promise<number> {
-    // AUTOINCREMENT keeps the largest seq ever used in sqlite_sequence; max(seq) is the
-    // same here (changes are never deleted) and reads the primary key's last entry
-    const row = await this.db.get<{ last: number | null }>('SELECT max(seq) AS last FROM changes');
+    // max(seq) reads the primary key's last entry; when the window has been pruned empty
+    // the highest seq pruned stands in (AUTOINCREMENT never hands out a seq again)
+    const row = await this.db.get<{ last: number | null }>(
+      'SELECT max(coalesce((SELECT max(seq) FROM changes), 0), (SELECT pruned_through FROM feed_window WHERE id = 1)) AS last',
+    );
     return row?.last ?? 0;
+  }
+
+  async horizon(): Promise<number> {
+    const row = await this.db.get<{ pruned_through: number }>('SELECT pruned_through FROM feed_window WHERE id = 1');
+    return row?.pruned_through ?? 0;
+  }
+
+  async prune(window: FeedWindow, now: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      // one batch per write transaction: signs wait for the one writer at most that long
+      const n = await this.db.transaction(async (tx) => {
+        const last = (await tx.get<{ last: number | null }>('SELECT max(seq) AS last FROM changes'))?.last ?? 0;
+        // of the oldest PRUNE_BATCH changes, up to the last one outside the window
+        const cut = await tx.get<{ seq: number | null }>(
+          'SELECT max(seq) AS seq FROM (SELECT seq, at FROM changes ORDER BY seq LIMIT ?) WHERE seq <= ? OR at < ?',
+          [PRUNE_BATCH, last - window.maxChanges, now - window.maxAgeMs],
+        );
+        if (cut?.seq == null) return 0;
+        const { changes } = await tx.run('DELETE FROM changes WHERE seq <= ?', [cut.seq]);
+        await tx.run('UPDATE feed_window SET pruned_through = max(pruned_through, ?) WHERE id = 1', [cut.seq]);
+        return changes;
+      });
+      deleted += n;
+      if (n < PRUNE_BATCH) return deleted;
+    }
   }
 
   async since(afterSeq: number, limit: number): Promise<Change[]> {

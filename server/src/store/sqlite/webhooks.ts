@@ -148,6 +148,12 @@ export function createSqliteWebhooksStore(db: Db): WebhooksStore {
       });
     },
 
+    async renewDelivery(id, claim, leaseUntil) {
+      // the one writer orders this against claims: a claim after it sees the new lease
+      const { changes } = await db.run('UPDATE webhook_deliveries SET due_at = ? WHERE id = ? AND attempts = ? AND finished_at IS NULL', [leaseUntil, id, claim]);
+      return changes > 0;
+    },
+
     async backlog() {
       const events = await db.get<{ n: number }>('SELECT count(*) AS n FROM event_outbox WHERE dispatched_at IS NULL');
       const deliveries = await db.get<{ n: number }>('SELECT count(*) AS n FROM webhook_deliveries WHERE finished_at IS NULL');
