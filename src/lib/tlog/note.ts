@@ -152,6 +152,20 @@ function makeVerifier(name: string, type: SignatureType, publicKey: Uint8Array, 
   };
 }
 
+/** `s` split at its first `n` plus signs (the last part keeps any further ones). */
+function splitKey(s: string, n: number): string[] {
+  const out: string[] = [];
+  let rest = s;
+  for (let i = 0; i < n; i++) {
+    const at = rest.indexOf('+');
+    if (at < 0) break;
+    out.push(rest.slice(0, at));
+    rest = rest.slice(at + 1);
+  }
+  out.push(rest);
+  return out;
+}
+
 /**
  * A verifier from its key string: `<name>+<8 hex>+base64(type || key)` with type 0x01
  * (Ed25519) or 0x04 (cosignature/v1) and a 32-byte key whose key ID matches.
@@ -161,9 +175,9 @@ export function parseVerifierKey(vkey: string): NoteVerifier {
     throw new TlogError('malformed_key', `not a verifier key (${why})`);
   };
   if (typeof vkey !== 'string' || vkey.length > 1000) bad('too long');
-  const parts = vkey.split('+');
-  if (parts.length !== 3) bad('want <name>+<key id>+<key>');
-  const [name, idHex, keyB64] = parts;
+  // the base64 key may itself hold `+`: split at the first two only (as Go's note does)
+  const [name, idHex, keyB64] = splitKey(vkey, 2);
+  if (keyB64 === undefined) bad('want <name>+<key id>+<key>');
   if (!isValidKeyName(name)) bad('key name');
   if (!/^[0-9a-f]{8}$/.test(idHex)) bad('key ID is not 8 lowercase hex digits');
   const raw = decodeBase64(keyB64);
@@ -222,8 +236,8 @@ export function parseSignerKey(skey: string): { name: string; type: SignatureTyp
   const bad = (why: string): never => {
     throw new TlogError('malformed_key', `not a signer key (${why})`);
   };
-  const parts = typeof skey === 'string' ? skey.trim().split('+') : [];
-  if (parts.length !== 5 || parts[0] !== 'PRIVATE' || parts[1] !== 'KEY') bad('want PRIVATE+KEY+<name>+<key id>+<key>');
+  const parts = typeof skey === 'string' ? splitKey(skey.trim(), 4) : [];
+  if (parts[4] === undefined || parts[0] !== 'PRIVATE' || parts[1] !== 'KEY') bad('want PRIVATE+KEY+<name>+<key id>+<key>');
   const [, , name, idHex, keyB64] = parts;
   if (!isValidKeyName(name) || !/^[0-9a-f]{8}$/.test(idHex)) bad('name or key ID');
   const raw = decodeBase64(keyB64);
