@@ -126,3 +126,45 @@ export function pdqBit(hash: Uint8Array, k: number): number {
   const b = k & 15;
   return (hash[2 * (15 - word) + (b < 8 ? 1 : 0)] >> (b & 7)) & 1;
 }
+
+// ---- As records carry them (issue 28) and as Meta's tools exchange them ----------
+
+/** An image's PDQ as a record carries it. */
+export interface PdqFingerprint {
+  hash_type: 'PDQ';
+  /** 64 hex digits, Meta's text. */
+  hash_value: string;
+  quality: number;
+}
+
+/** One frame of a vPDQ: its time in seconds, its PDQ hash (64 hex digits) and quality. */
+export interface VpdqFrame {
+  timestamp: number;
+  hash_value: string;
+  quality: number;
+}
+
+/** A video's vPDQ as a record carries it: one PDQ per frame VideoPHash samples, in time order. */
+export interface VpdqFingerprint {
+  hash_type: 'vPDQ';
+  frames: VpdqFrame[];
+}
+
+export function pdqFingerprint(h: PdqHash): PdqFingerprint {
+  return { hash_type: 'PDQ', hash_value: h.hex, quality: h.quality };
+}
+
+export function vpdqFingerprint(frames: { timestamp: number; pdq: PdqHash }[]): VpdqFingerprint {
+  return { hash_type: 'vPDQ', frames: frames.map((f) => ({ timestamp: f.timestamp, hash_value: f.pdq.hex, quality: f.pdq.quality })) };
+}
+
+/**
+ * The exchange text of Meta's tools: `hash,quality` for a PDQ (pdq-photo-hasher's
+ * order), and for a vPDQ one `frame,quality,hash,timestamp` line per frame (vpdq's
+ * output: the frame's index among the sampled frames, the timestamp in seconds with
+ * three decimals).
+ */
+export function pdqExchangeLines(fp: PdqFingerprint | VpdqFingerprint): string[] {
+  if (fp.hash_type === 'PDQ') return [`${fp.hash_value},${fp.quality}`];
+  return fp.frames.map((f, i) => `${i},${f.quality},${f.hash_value},${f.timestamp.toFixed(3)}`);
+}

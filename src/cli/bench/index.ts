@@ -24,6 +24,7 @@ options:
   --index-size N       fingerprints stored when timing match-index queries (default 100000)
   --max-pairs N        distinct-original pairs compared at most per hash; more are sampled (default 2000000)
   --workers N          worker threads (default $PROVENANT_WORKERS, else the number of CPUs)
+  --min-time SECONDS   each speed figure repeats a small set until it has run this long (default 2)
   --server URL         also load this deployment: verify-file, verify-fuzzy, GET /verify
   --concurrency C      requests in flight with --server (default 4)
   --duration SECONDS   per endpoint with --server (default 10)
@@ -39,6 +40,7 @@ const OPTIONS = {
   'index-size': { type: 'string' },
   'max-pairs': { type: 'string' },
   workers: { type: 'string' },
+  'min-time': { type: 'string' },
   server: { type: 'string' },
   concurrency: { type: 'string' },
   duration: { type: 'string' },
@@ -85,6 +87,8 @@ export const run: Command = async (args) => {
     }
     const duration = values.duration === undefined ? 10 : Number(values.duration);
     if (!(duration > 0 && duration <= 3600)) throw new UsageError(`--duration must be a number of seconds from 0 to 3600, not "${values.duration}"`);
+    const minTime = values['min-time'] === undefined ? 2 : Number(values['min-time']);
+    if (!(minTime >= 0 && minTime <= 600)) throw new UsageError(`--min-time must be a number of seconds from 0 to 600, not "${values['min-time']}"`);
     if (withServer && !/^https?:\/\//i.test(values.server!)) throw new UsageError(`--server must be an http:// or https:// URL, not "${visible(values.server!)}"`);
     json = values.json === true;
     report = values.report;
@@ -100,6 +104,7 @@ export const run: Command = async (args) => {
       concurrency: integer('concurrency', values.concurrency, 1, 1024, 4),
       durationMs: Math.round(duration * 1000),
       maxRequests: values['max-requests'] === undefined ? null : integer('max-requests', values['max-requests'], 1, 100_000_000, 0),
+      minTimeS: minTime,
       progress: terminalProgress(),
     };
   } catch (e) {

@@ -19,6 +19,8 @@ export interface MediaProbe {
   height: number | null;
   /** Audio sample rate in Hz. */
   sampleRate: number | null;
+  /** The audio stream's bit rate in kbit/s, when the container says. */
+  audioKbps: number | null;
 }
 
 export async function probeMedia(path: string, format: MediaFormat, deadline = Date.now() + 60_000): Promise<MediaProbe> {
@@ -28,7 +30,8 @@ export async function probeMedia(path: string, format: MediaFormat, deadline = D
   const { stderr } = await runFfmpeg({ input: path, demuxer, outputArgs: ['-t', '0', '-f', 'null', '-'], deadline });
   const input = stderr.slice(stderr.indexOf('Input #0'), stderr.includes('Output #0') ? stderr.indexOf('Output #0') : undefined);
   const video = /Stream #0:\d+[^\n]*?: Video: (\w+)[^\n]*?, (\d{2,5})x(\d{2,5})/.exec(input);
-  const audio = /Stream #0:\d+[^\n]*?: Audio: (\w+)[^\n]*?, (\d+) Hz/.exec(input);
+  const audio = /Stream #0:\d+[^\n]*?: Audio: (\w+)[^\n]*?, (\d+) Hz[^\n]*/.exec(input);
+  const kbps = audio === null ? null : /, (\d+) kb\/s/.exec(audio[0]);
   return {
     duration: parseDuration(input),
     videoCodec: video?.[1] ?? null,
@@ -36,5 +39,6 @@ export async function probeMedia(path: string, format: MediaFormat, deadline = D
     width: video ? Number(video[2]) : null,
     height: video ? Number(video[3]) : null,
     sampleRate: audio ? Number(audio[2]) : null,
+    audioKbps: kbps ? Number(kbps[1]) : null,
   };
 }

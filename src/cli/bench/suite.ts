@@ -105,7 +105,8 @@ export const IMAGE_TRANSFORMS: readonly Transform[] = [
     await p.jpeg({ quality: 40 }).toFile(path);
     return path;
   }),
-  imageTransform('brightness+20', 'brightness multiplied by 1.2', (px) => fromPixels(px).modulate({ brightness: 1.2 })),
+  imageTransform('brightness+20', 'every colour value x 1.2, clipped at 255 (alpha kept)', (px) =>
+    fromPixels(px).linear(px.channels === 4 ? [1.2, 1.2, 1.2, 1] : Array(px.channels).fill(1.2), Array(px.channels).fill(0))),
   crop(5),
   crop(10),
   crop(20),
