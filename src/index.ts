@@ -18,3 +18,5 @@ export { integrityReport, classifyContent, checksFor, INTEGRITY_THRESHOLDS } fro
 export { readContentCredentials } from './media/c2pa.js';
 // The exit-code convention of the `provenant` commands, shared with the server's (serve, admin).
 export { USAGE_ERROR, UsageError } from './cli/usage.js';
+// Others' strings made safe for a terminal, for every printer (the CLI's, the server's admin).
+export { visible, visibleLines, terminalJson } from './lib/terminal-text.js';
