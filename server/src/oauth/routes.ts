@@ -6,9 +6,10 @@
 // `{error, error_description}` with Cache-Control: no-store (spec 7, RFC 6749 5.2).
 import { createHash } from 'node:crypto';
 import { Router } from '@koa/router';
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { ZodError } from 'zod';
 import { bearerToken, requireAuth, SESSION_ONLY } from '../auth/middleware.js';
+import { passwordAttempts } from '../auth/password-attempts.js';
 import { SESSION_TTL_SECONDS } from '../auth/tokens.js';
 import { jsonBody } from '../body.js';
 import type { ServerDeps } from '../deps.js';
@@ -26,6 +27,7 @@ import {
   CLIENT_RULES, codeGrantParams, REQUEST_RULES, refreshGrantParams, REVOKE_RULES, revocationParams, runRules, TOKEN_RULES,
   type AuthorizationDraft, type AuthorizationRequest, type ClientDraft, type Params, type TokenDraft,
 } from './rules.js';
+import { perClientOutcomeLimit, recordOutcome } from './limits.js';
 import { consentForm, signInForm } from './schema.js';
 
 export const OAUTH_PREFIX = '/oauth';
@@ -65,14 +67,6 @@ function bodyParams(ctx: Context): Params {
   if (body === undefined) return {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new DomainError('invalid_request', 'The body must be a JSON object or a form.');
   return body as Params;
-}
-
-/** Spec 8 "per client": the client_id sent (a well-formed one), else the caller's address. */
-function perClient(deps: ServerDeps) {
-  return (ctx: Context): string => {
-    const clientId = (ctx.request.body as Params | undefined)?.client_id;
-    return typeof clientId === 'string' && UUID.test(clientId) ? `client:${clientId.toLowerCase()}` : `ip:${clientIp(ctx, deps.config.trustProxy)}`;
-  };
 }
 
 /** Spec 8 "per token": the bearer token's SHA-256 (never the token itself), else the caller's address. */
@@ -122,16 +116,28 @@ async function codeOrConsent(ctx: Context, deps: ServerDeps, user: User, request
 
 const FORGED_FORM = 'The form expired or did not come from this site; start again from the app.';
 
-/** The sign-in form: CSRF, the credentials, the session cookie, then the request again (303: GET). */
-async function signIn(ctx: Context, deps: ServerDeps, request: AuthorizationRequest, page: PageRequest, form: Params): Promise<void> {
+/**
+ * The sign-in form: CSRF, the password windows it shares with POST /api/v1/auth/login
+ * (`passwordLimit`: auth/password-attempts.ts; over them, the page again with 429), the
+ * credentials, the session cookie, then the request again (303: GET).
+ */
+async function signIn(ctx: Context, deps: ServerDeps, request: AuthorizationRequest, page: PageRequest, form: Params, passwordLimit: Middleware): Promise<void> {
   if (!csrfTokenValid(ctx, deps.config, form.csrf_token, 'sign-in', request.app.id, '')) return errorPage(ctx, 403, 'invalid_request', FORGED_FORM);
   const fields = signInForm.safeParse(form);
   if (!fields.success) return signInPage(ctx, deps.config, page, zodMessage(fields.error));
-  let token: string;
+  let token = '';
   try {
-    token = (await login(deps, fields.data)).token;
+    await passwordLimit(ctx, async () => {
+      token = (await login(deps, fields.data)).token;
+    });
   } catch (err) {
     if (err instanceof DomainError && err.code === 'invalid_credentials') return signInPage(ctx, deps.config, page, err.message);
+    if (err instanceof ApiError && err.code === 'rate_limited') {
+      signInPage(ctx, deps.config, page, `Too many sign-in attempts; try again in ${err.extra.retry_after} s.`);
+      ctx.status = 429;
+      ctx.set(err.headers);
+      return;
+    }
     throw err;
   }
   setSessionCookie(ctx, deps.config, token, SESSION_TTL_SECONDS);
@@ -155,7 +161,7 @@ async function decide(ctx: Context, deps: ServerDeps, request: AuthorizationRequ
  * GET: the checks, then sign-in, consent or the code. POST: the same checks on the
  * same query string, then the posted form (sign-in or decision).
  */
-async function authorize(ctx: Context, deps: ServerDeps): Promise<void> {
+async function authorize(ctx: Context, deps: ServerDeps, passwordLimit: Middleware): Promise<void> {
   const draft: AuthorizationDraft = { params: ctx.query as Params };
   try {
     await runRules(CLIENT_RULES, draft, deps);
@@ -174,7 +180,7 @@ async function authorize(ctx: Context, deps: ServerDeps): Promise<void> {
   if (ctx.method === 'POST') {
     const body = ctx.request.body;
     const form = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Params) : {};
-    return 'decision' in form ? decide(ctx, deps, request, page, form) : signIn(ctx, deps, request, page, form);
+    return 'decision' in form ? decide(ctx, deps, request, page, form) : signIn(ctx, deps, request, page, form, passwordLimit);
   }
   const user = await sessionUser(ctx, deps);
   if (user === null) return signInPage(ctx, deps.config, page);
@@ -189,11 +195,12 @@ export function oauthRoutes(deps: ServerDeps): Router {
   const body = jsonBody({ limitBytes: OAUTH_BODY_BYTES });
 
   // Spec 4.16, 8: public, 100/min per IP; the pages' forms post back here.
-  router.get('/authorize', perIp, (ctx) => authorize(ctx, deps));
-  router.post('/authorize', perIp, body, (ctx) => authorize(ctx, deps));
+  const passwordLimit = passwordAttempts(deps);
+  router.get('/authorize', perIp, (ctx) => authorize(ctx, deps, passwordLimit));
+  router.post('/authorize', perIp, body, (ctx) => authorize(ctx, deps, passwordLimit));
 
-  // Spec 4.16, 5, 8: JSON or a form; 50/min per client.
-  router.post('/token', oauthErrors, body, rateLimit(deps, { name: 'oauth:token', max: 50, durationMs: MINUTE, key: perClient(deps) }), async (ctx) => {
+  // Spec 4.16, 5, 8: JSON or a form; 50/min per client, failures per client and address (limits.ts).
+  router.post('/token', oauthErrors, body, perClientOutcomeLimit(deps, 'oauth:token'), async (ctx) => {
     noStore(ctx);
     const draft = await runRules<TokenDraft>(TOKEN_RULES, { params: bodyParams(ctx) }, deps);
     const clientId = draft.app!.id;
@@ -213,11 +220,13 @@ export function oauthRoutes(deps: ServerDeps): Router {
     ctx.body = userInfoAnswer(await userInfoOf(deps, access));
   });
 
-  // Spec 4.16, 8, RFC 7009: 200 whatever the token was; 50/min per client.
-  router.post('/revoke', oauthErrors, body, rateLimit(deps, { name: 'oauth:revoke', max: 50, durationMs: MINUTE, key: perClient(deps) }), async (ctx) => {
+  // Spec 4.16, 8, RFC 7009: 200 whatever the token was; 50/min per client, where a
+  // revocation that revoked nothing counts as a failure (per client and address).
+  router.post('/revoke', oauthErrors, body, perClientOutcomeLimit(deps, 'oauth:revoke'), async (ctx) => {
     noStore(ctx);
     const draft = await runRules<ClientDraft>(REVOKE_RULES, { params: bodyParams(ctx) }, deps);
-    await revokeToken(deps, { clientId: draft.app!.id, ...revocationParams(draft.params) });
+    const revoked = await revokeToken(deps, { clientId: draft.app!.id, ...revocationParams(draft.params) });
+    recordOutcome(ctx, revoked ? 'success' : 'failure');
     ctx.body = {};
   });
 
