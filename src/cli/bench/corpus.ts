@@ -85,7 +85,15 @@ async function walk(root: string, out: string[], skipped: Skipped[]): Promise<vo
       continue;
     }
     if (l.isDirectory()) await walk(path, out, skipped);
-    else if (l.isFile() || (l.isSymbolicLink() && (await stat(path).then((s) => s.isFile(), () => false)))) out.push(path);
+    else if (l.isFile()) out.push(path);
+    else if (l.isSymbolicLink()) {
+      // a link to a file is read; a broken one is listed; a link to a directory is not followed
+      try {
+        if ((await stat(path)).isFile()) out.push(path);
+      } catch (e) {
+        skipped.push({ path, reason: reasonOf(e) });
+      }
+    }
   }
 }
 
