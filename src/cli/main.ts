@@ -40,6 +40,7 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   sha256: () => import('./sha256.js'),
   vault: () => import('./vault.js'),
   verify: () => import('./verify.js'),
+  witness: () => import('./witness.js'),
   admin: () => serverCommand('admin'),
 };
 
