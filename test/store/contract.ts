@@ -861,7 +861,9 @@ function webhooksContract(name: string, open: OpenStore): void {
     assert.is(await store.webhooks.renewDelivery(first.id, first.attempts, 90_000), false, 'an old claim is refused');
     assert.equal(await store.webhooks.claimDeliveries(54_999, 90_000, 10), [], 'and did not move the current lease');
     assert.is(await store.webhooks.renewDelivery(again.id, again.attempts, 70_000), true);
-    assert.is(await store.webhooks.finishDelivery(again.id, { ok: true, at: 60_000 }, 10), 'delivered');
+    assert.is(await store.webhooks.finishDelivery(first.id, { ok: false, at: 59_000 }, 10, first.attempts), 'gone', 'an old claim records nothing');
+    assert.equal([(await store.webhooks.get(w.id))!.failureCount, (await store.webhooks.backlog()).deliveries], [0, 1]);
+    assert.is(await store.webhooks.finishDelivery(again.id, { ok: true, at: 60_000 }, 10, again.attempts), 'delivered');
     assert.is(await store.webhooks.renewDelivery(again.id, again.attempts, 80_000), false, 'finished');
     assert.is(await store.webhooks.renewDelivery(randomUUID(), 1, 80_000), false, 'unknown');
     await emit(store, u.id, app.id, 'sign.created', {});

@@ -613,9 +613,10 @@ export interface WebhooksStore {
    * Records the outcome (spec 3.2): 2xx resets the failure count and sets
    * last_triggered_at; a failure counts, and the `maxFailures`th consecutive one makes
    * the webhook inactive and drops its pending deliveries. 'gone' when the delivery or
-   * its webhook was deleted meanwhile.
+   * its webhook was deleted meanwhile, and, with `claim` (WebhookDelivery.attempts),
+   * when another claim has taken the delivery since (nothing is recorded then).
    */
-  finishDelivery(id: string, outcome: { ok: boolean; at: number }, maxFailures: number): Promise<'delivered' | 'failed' | 'disabled' | 'gone'>;
+  finishDelivery(id: string, outcome: { ok: boolean; at: number }, maxFailures: number, claim?: number): Promise<'delivered' | 'failed' | 'disabled' | 'gone'>;
   /**
    * Extends the lease of a delivery being sent to `leaseUntil`, if `claim` (its
    * WebhookDelivery.attempts: each claim numbers it) is still the current claim and the

@@ -142,11 +142,11 @@ export function createPgWebhooksStore(db: PgDb): WebhooksStore {
       });
     },
 
-    finishDelivery(id, outcome, maxFailures) {
+    finishDelivery(id, outcome, maxFailures, claim) {
       return db.transaction(async (tx) => {
         const delivery = await tx.get<{ webhook_id: string }>(
-          'UPDATE webhook_deliveries SET finished_at = $1, outcome = $2 WHERE id = $3 AND finished_at IS NULL RETURNING webhook_id',
-          [outcome.at, outcome.ok ? 'delivered' : 'failed', id],
+          'UPDATE webhook_deliveries SET finished_at = $1, outcome = $2 WHERE id = $3 AND finished_at IS NULL AND ($4::integer IS NULL OR attempts = $4) RETURNING webhook_id',
+          [outcome.at, outcome.ok ? 'delivered' : 'failed', id, claim ?? null],
         );
         if (!delivery) return 'gone' as const;
         if (outcome.ok) {

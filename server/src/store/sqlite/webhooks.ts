@@ -130,9 +130,12 @@ export function createSqliteWebhooksStore(db: Db): WebhooksStore {
       });
     },
 
-    finishDelivery(id, outcome, maxFailures) {
+    finishDelivery(id, outcome, maxFailures, claim) {
       return db.transaction(async (tx) => {
-        const delivery = await tx.get<{ webhook_id: string }>('SELECT webhook_id FROM webhook_deliveries WHERE id = ? AND finished_at IS NULL', [id]);
+        const delivery = await tx.get<{ webhook_id: string }>(
+          'SELECT webhook_id FROM webhook_deliveries WHERE id = ? AND finished_at IS NULL AND (? IS NULL OR attempts = ?)',
+          [id, claim ?? null, claim ?? null],
+        );
         if (!delivery) return 'gone' as const;
         await tx.run('UPDATE webhook_deliveries SET finished_at = ?, outcome = ? WHERE id = ?', [outcome.at, outcome.ok ? 'delivered' : 'failed', id]);
         if (outcome.ok) {
