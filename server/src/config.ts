@@ -24,6 +24,8 @@ export interface Config {
   rateLimit: boolean;
   /** Number of proxies whose X-Forwarded-For entry is trusted (from the right). */
   trustProxy: number;
+  /** An IPv6 client is rate-limited as its network of this many bits (PROVENANT_RATE_LIMIT_IPV6_PREFIX, default 64; 128: each address). */
+  rateLimitIpv6Prefix: number;
   /** `redis://` or `rediss://` URL of the Redis the nodes share (rate-limit windows); null: each node keeps its own in memory. */
   redisUrl: string | null;
   /** `smtp://host:port` (or smtps://); null writes relayed mail to $dataDir/outbox/*.eml. */
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const rateLimit = flag(env, 'PROVENANT_RATE_LIMIT', true, 'on', 'off');
   const trustProxy = integer(env, 'PROVENANT_TRUST_PROXY', 0, 0, 10);
+  const rateLimitIpv6Prefix = integer(env, 'PROVENANT_RATE_LIMIT_IPV6_PREFIX', 64, 16, 128);
   const smtp = url(env, 'PROVENANT_SMTP_URL', ['smtp:', 'smtps:']);
   const redis = url(env, 'PROVENANT_REDIS_URL', ['redis:', 'rediss:']);
 
@@ -195,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrlFromEnv: base !== undefined,
     rateLimit,
     trustProxy,
+    rateLimitIpv6Prefix,
     redisUrl: redis ? redis.href : null,
     smtpUrl: smtp ? smtp.href : null,
     mailFrom,

@@ -12,6 +12,7 @@ import { ApiError, DomainError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
 import { parseInput } from '../validate.js';
 import { requireAuth, SESSION_ONLY } from './middleware.js';
+import { passwordAttempts } from './password-attempts.js';
 import { challengeBody, loginBody, passwordChangeBody, patchMeBody, registerBody, signedChallengeBody } from './schema.js';
 import { updateProfile } from '../domain/accounts.js';
 import { linkedAgents, unlinkDeviceKey } from '../domain/agents.js';
@@ -50,7 +51,8 @@ export function authRoutes(deps: ServerDeps): Router {
     ctx.body = sessionAnswer(await register(deps, body));
   });
 
-  router.post('/login', rateLimit(deps, { name: 'auth_login', max: 30, durationMs: minute }), async (ctx) => {
+  // the password windows the OAuth sign-in form spends too (password-attempts.ts)
+  router.post('/login', passwordAttempts(deps), async (ctx) => {
     const body = parseInput(loginBody, ctx.request.body);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = sessionAnswer(await login(deps, body));
