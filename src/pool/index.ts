@@ -25,6 +25,8 @@ export interface FingerprintPoolOptions {
   decoderIdleMs?: number;
   /** Memory limit of each worker's decoder sandbox in MB (default SANDBOX_DEFAULT_MEMORY_MB, 1280; null: none). */
   decoderMemoryMb?: number | null;
+  /** Time limit of examine()'s Content Credentials read in ms (default CREDENTIALS_TIMEOUT_MS, 10 s), within the task's. */
+  credentialsTimeoutMs?: number;
 }
 
 /** The fingerprint task's answer when asked for credentials too (workers/fingerprint.ts). */
@@ -34,6 +36,7 @@ export type ExamineOutcome = FingerprintOutcome & { content_credentials?: Conten
 export interface PoolWorkerData {
   decoderIdleMs?: number;
   decoderMemoryMb?: number | null;
+  credentialsTimeoutMs?: number;
 }
 
 export interface FingerprintPool {
@@ -48,7 +51,9 @@ export interface FingerprintPool {
    * fingerprint()'s answer and the file's Content Credentials (C2PA), from one task under
    * one deadline (issue 21): a file the decoders refuse (decode_failed) has fingerprint
    * null and its credentials still read, since an unsupported or unreadable file can
-   * carry them; the deadline is PoolTimeoutError as for fingerprint().
+   * carry them; the deadline is PoolTimeoutError as for fingerprint(). The credentials
+   * read has a shorter one of its own (credentialsTimeoutMs): past it, content_credentials
+   * is present null saying so, and the fingerprint answers.
    */
   examine(bytes: Uint8Array): Promise<{ fingerprint: Fingerprint | null; content_credentials: ContentCredentials }>;
   /** Runs the task file dist/workers/<taskName>.js with `payload`. */
@@ -148,7 +153,7 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
     atomics: 'disabled',
     // a worker idle this long ends; its sandbox ended before (decoderIdleMs, 10 s)
     idleTimeout: 30_000,
-    workerData: { decoderIdleMs: options.decoderIdleMs, decoderMemoryMb: options.decoderMemoryMb } satisfies PoolWorkerData,
+    workerData: { decoderIdleMs: options.decoderIdleMs, decoderMemoryMb: options.decoderMemoryMb, credentialsTimeoutMs: options.credentialsTimeoutMs } satisfies PoolWorkerData,
     resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1024 },
   });
   let closed = false;
