@@ -16,6 +16,10 @@ export { decodeAudio, audioFingerprint } from './media/audio.js';
 export type { AudioFormat, DecodeAudioOptions } from './media/audio.js';
 export { integrityReport, classifyContent, checksFor, INTEGRITY_THRESHOLDS } from './media/integrity.js';
 export { readContentCredentials } from './media/c2pa.js';
+// The transparency log (docs/transparency-log.md), and its witness on Node
+export * from './lib/tlog/index.js';
+export { startWitness, loadOrCreateWitnessKey, fileWitnessStore, WitnessSetupError, WITNESS_MAX_BODY_BYTES, WITNESS_REQUEST_TIMEOUT_MS } from './lib/tlog/witness-server.js';
+export type { StartWitnessOptions, RunningWitness } from './lib/tlog/witness-server.js';
 // The exit-code convention of the `provenant` commands, shared with the server's (serve, admin).
 export { USAGE_ERROR, UsageError } from './cli/usage.js';
 // Others' strings made safe for a terminal, for every printer (the CLI's, the server's admin).

@@ -61,7 +61,7 @@ function body(old: number, proof: Uint8Array[], checkpoint: string): string {
 }
 
 async function post(w: { url: string }, text: string | Uint8Array): Promise<{ status: number; type: string | null; text: string }> {
-  const r = await fetch(`${w.url}/add-checkpoint`, { method: 'POST', body: text });
+  const r = await fetch(`${w.url}/add-checkpoint`, { method: 'POST', body: typeof text === 'string' ? text : Buffer.from(text) });
   return { status: r.status, type: r.headers.get('content-type'), text: await r.text() };
 }
 
