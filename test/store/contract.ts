@@ -198,8 +198,9 @@ function accountsContract(name: string, open: OpenStore): void {
     assert.is(await storeErrorOf(StoreConflictError, store.accounts.linkAgent(other.id, a)), 'agent_key', 'nobody else can take an unlinked key');
     assert.is(await store.accounts.unlinkAgent(u.id, c, 12), 'unlinked');
     assert.is(await store.accounts.unlinkAgent(u.id, b, 13), 'only_key', 'the last linked key stays');
-    const relinked = await store.accounts.linkAgent(u.id, a);
-    assert.equal([relinked.unlinkedAt, relinked.primary, relinked.createdAt], [null, false, 1], 'linked again by its user');
+    const relinked = await store.accounts.linkAgent(u.id, a, { now: 30 });
+    assert.equal([relinked.unlinkedAt, relinked.primary, relinked.createdAt], [null, false, 30], 'linked again by its user, from now');
+    assert.is((await store.accounts.linkAgent(u.id, a, { now: 40 })).createdAt, 30, 'linking a linked key again changes nothing');
     // two unlinks at once of the last two keys: one of them stays
     const outcomes = await Promise.all([store.accounts.unlinkAgent(u.id, a, 14), store.accounts.unlinkAgent(u.id, b, 14)]);
     assert.equal(outcomes.sort(), ['only_key', 'unlinked']);

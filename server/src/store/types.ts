@@ -184,7 +184,7 @@ export interface AccountsStore {
   listAgents(userId: string): Promise<Agent[]>;
   /**
    * Links an agent key to a user (idempotent for the same user; a key the same user
-   * unlinked is linked again); StoreConflictError ('agent_key') when another user holds
+   * unlinked is linked again, its createdAt the new link time); StoreConflictError ('agent_key') when another user holds
    * it, linked or not, StoreNotFoundError('user') when the user does not exist.
    * `primary` moves the primary flag to this key; a user's first linked key is always
    * primary. Linking a key that already signed stored records changes whose profile

@@ -23,8 +23,8 @@ async function insertAgent(tx: Queryable, feed: FeedWriter, userId: string, agen
   const makePrimary = primary || !hasPrimary;
   if (makePrimary) await tx.run('UPDATE agents SET is_primary = false WHERE user_id = $1 AND agent_key <> $2', [userId, agentKey]);
   if (owner) {
-    // the same user's key: linked again if they had unlinked it
-    await tx.run('UPDATE agents SET unlinked_at = NULL WHERE agent_key = $1', [agentKey]);
+    // the same user's key: linked again (from now) if they had unlinked it
+    await tx.run('UPDATE agents SET unlinked_at = NULL, created_at = $1 WHERE agent_key = $2 AND unlinked_at IS NOT NULL', [now, agentKey]);
     if (makePrimary) await tx.run('UPDATE agents SET is_primary = true WHERE agent_key = $1', [agentKey]);
     return;
   }

@@ -32,8 +32,8 @@ async function insertAgent(tx: Queryable, feed: FeedWriter, userId: string, agen
   const makePrimary = primary || !hasPrimary;
   if (makePrimary) await tx.run('UPDATE agents SET is_primary = 0 WHERE user_id = ? AND agent_key <> ?', [userId, agentKey]);
   if (owner) {
-    // the same user's key: linked again if they had unlinked it
-    await tx.run('UPDATE agents SET unlinked_at = NULL WHERE agent_key = ?', [agentKey]);
+    // the same user's key: linked again (from now) if they had unlinked it
+    await tx.run('UPDATE agents SET unlinked_at = NULL, created_at = ? WHERE agent_key = ? AND unlinked_at IS NOT NULL', [now, agentKey]);
     if (makePrimary) await tx.run('UPDATE agents SET is_primary = 1 WHERE agent_key = ?', [agentKey]);
     return;
   }
