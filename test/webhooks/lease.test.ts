@@ -1,7 +1,7 @@
 // A delivery is not sent twice when its sender is slow or stalls past its lease (issue
 // 25 item 11), on SQLite and PostgreSQL: two dispatchers (two nodes) share one store,
-// with a lease of 300 ms so that the test does not wait 15 s.
-// - A slow receiver (2 s to answer): the sender renews its lease while the request is in
+// with a lease of 1 s so that the test does not wait 15 s.
+// - A slow receiver (3 s to answer): the sender renews its lease while the request is in
 //   flight, so the other node never claims the delivery again.
 // - A stalled sender: its connection hangs (a TCP proxy holds it) and it cannot reach
 //   the store (its renewals wait), so the lease runs out and a later claim (the other
@@ -26,7 +26,8 @@ import { createHostResolver } from '../../server/src/webhooks/url-rules.js';
 import { runWithPostgres, sharedPostgres } from '../helpers/postgres.js';
 import { makeTestCa, Receiver, type TestCa } from './fixtures.js';
 
-const LEASE_MS = 300;
+/** Short, so that the test does not wait 15 s; long enough that a loaded machine's event-loop lag does not stall the renewals (every third of it). */
+const LEASE_MS = 1_000;
 const silent = createLogger(process.env.LEASE_LOG === '1' ? 'debug' : 'silent');
 const hex = () => randomBytes(32).toString('hex');
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -129,9 +130,9 @@ function leaseSuite(engine: string, open: Open): void {
     return { secret, fileHash: record.file_hash };
   }
 
-  test('a slow receiver (2 s, the lease 300 ms): the sender renews its lease; the other node never sends it again', async (ctx) => {
+  test('a slow receiver (3 s, the lease 1 s): the sender renews its lease; the other node never sends it again', async (ctx) => {
     const path = '/slow';
-    ctx.receiver.answers.set(path, () => ({ status: 200, delayMs: 2_000 }));
+    ctx.receiver.answers.set(path, () => ({ status: 200, delayMs: 3_000 }));
     const { secret, fileHash } = await oneEvent(ctx, ctx.receiver.url(path));
     ctx.receiver.secrets.set(path, secret);
     const [a, b] = [dispatcher(ctx), dispatcher(ctx)];
