@@ -9,7 +9,7 @@ export type { FingerprintErrorCode } from './media/errors.js';
 export { DecoderSandbox, SandboxError } from './media/sandbox.js';
 export type { DecoderSandboxOptions } from './media/sandbox.js';
 export { createFingerprintPool, PoolError, PoolTimeoutError, PoolBusyError, PoolTaskError } from './pool/index.js';
-export type { FingerprintPool, FingerprintPoolOptions } from './pool/index.js';
+export type { FingerprintPool, FingerprintPoolOptions, ExamineOptions } from './pool/index.js';
 export { IndexThread, IndexThreadError } from './pool/match-index-thread.js';
 export type { IndexRequest, IndexReply } from './pool/match-index-thread.js';
 export { decodeAudio, audioFingerprint } from './media/audio.js';

@@ -11,6 +11,7 @@ import { FINGERPRINT_TIMEOUT_MS, msUntil } from '../media/deadline.js';
 import { FingerprintError, type FingerprintOutcome } from '../media/errors.js';
 import type { Fingerprint } from '../lib/types.js';
 import type { ContentCredentials } from '../lib/content-credentials.js';
+import type { PdqFingerprint, VpdqFingerprint } from '../lib/pdq.js';
 
 export interface FingerprintPoolOptions {
   /** Worker threads (default $PROVENANT_WORKERS, else the number of CPUs). */
@@ -39,6 +40,11 @@ export interface PoolWorkerData {
   credentialsTimeoutMs?: number;
 }
 
+export interface ExamineOptions {
+  /** Compute the file's PDQ too (the answer's pdq_hash). */
+  pdq?: boolean;
+}
+
 export interface FingerprintPool {
   /**
    * The fingerprint of a file's bytes, as fingerprintFile's (null: not a supported media
@@ -53,9 +59,11 @@ export interface FingerprintPool {
    * null and its credentials still read, since an unsupported or unreadable file can
    * carry them; the deadline is PoolTimeoutError as for fingerprint(). The credentials
    * read has a shorter one of its own (credentialsTimeoutMs): past it, content_credentials
-   * is present null saying so, and the fingerprint answers.
+   * is present null saying so, and the fingerprint answers. With `pdq: true` the answer
+   * has the file's pdq_hash too (PDQ of an image from the same decode, the vPDQ of a
+   * video, else null; docs/pdq.md); null as well when the decoders refused the file.
    */
-  examine(bytes: Uint8Array): Promise<{ fingerprint: Fingerprint | null; content_credentials: ContentCredentials }>;
+  examine(bytes: Uint8Array, options?: ExamineOptions): Promise<{ fingerprint: Fingerprint | null; content_credentials: ContentCredentials; pdq_hash?: PdqFingerprint | VpdqFingerprint | null }>;
   /** Runs the task file dist/workers/<taskName>.js with `payload`. */
   run<R = unknown>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R>;
   /** Tasks waiting for a worker. */
@@ -191,13 +199,16 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
       if (outcome.failure === 'timeout') throw new PoolTimeoutError('fingerprint', timeoutMs);
       throw new FingerprintError(outcome.failure, outcome.message);
     },
-    async examine(bytes: Uint8Array) {
+    async examine(bytes: Uint8Array, options: ExamineOptions = {}) {
       const buffer = ownBuffer(bytes);
       const deadline = Date.now() + timeoutMs;
-      const outcome = await runBy<ExamineOutcome>('fingerprint', { buffer, deadline, credentials: true }, deadline, [buffer]);
+      const pdq = options.pdq === true;
+      const outcome = await runBy<ExamineOutcome>('fingerprint', { buffer, deadline, credentials: true, pdq }, deadline, [buffer]);
       if ('failure' in outcome && outcome.failure === 'timeout') throw new PoolTimeoutError('fingerprint', timeoutMs);
       const content_credentials = outcome.content_credentials ?? { present: null, message: 'not read' };
-      return { fingerprint: 'fingerprint' in outcome ? outcome.fingerprint : null, content_credentials };
+      const fingerprint = 'fingerprint' in outcome ? outcome.fingerprint : null;
+      if (!pdq) return { fingerprint, content_credentials };
+      return { fingerprint, content_credentials, pdq_hash: 'fingerprint' in outcome ? outcome.pdq_hash ?? null : null };
     },
     run<R>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R> {
       return runBy<R>(taskName, payload, Date.now() + timeoutMs, transferList);
