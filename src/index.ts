@@ -3,7 +3,7 @@
 export * from './lib/index.js';
 export { fingerprintFile, perceptualHashes, similarity } from './media/fingerprint.js';
 export type { FingerprintOptions, PerceptualHashes } from './media/fingerprint.js';
-export { FINGERPRINT_TIMEOUT_MS } from './media/deadline.js';
+export { CREDENTIALS_TIMEOUT_MS, FINGERPRINT_TIMEOUT_MS } from './media/deadline.js';
 export { FingerprintError } from './media/errors.js';
 export type { FingerprintErrorCode } from './media/errors.js';
 export { DecoderSandbox, SandboxError } from './media/sandbox.js';

@@ -2,7 +2,7 @@
 // a bad value throws ConfigError with one line naming the variable.
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FINGERPRINT_TIMEOUT_MS } from 'provenant';
+import { CREDENTIALS_TIMEOUT_MS, FINGERPRINT_TIMEOUT_MS } from 'provenant';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -38,6 +38,8 @@ export interface Config {
   fingerprintTimeoutMs: number;
   /** Memory limit of each decoder sandbox process, in MB (PROVENANT_DECODER_MEMORY_MB); undefined: the sandbox's default (src/media/sandbox.ts). */
   decoderMemoryMb: number | undefined;
+  /** The time limit of reading an upload's Content Credentials beside its fingerprint, in ms (PROVENANT_CREDENTIALS_TIMEOUT_MS; the library's CREDENTIALS_TIMEOUT_MS, 10 s). */
+  credentialsTimeoutMs: number;
   /** `host:port` list for resolving webhook hosts; empty = the system resolver. */
   dnsServers: string[];
   /** The ffmpeg binary; null = the one from @ffmpeg-installer/ffmpeg. */
@@ -156,6 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
   const webhookAllowPrivate = flag(env, 'PROVENANT_WEBHOOK_ALLOW_PRIVATE', false, '1', '0');
   const workers = integer(env, 'PROVENANT_WORKERS', Math.max(1, availableParallelism()), 1, 256);
   const fingerprintTimeoutMs = integer(env, 'PROVENANT_FINGERPRINT_TIMEOUT_MS', FINGERPRINT_TIMEOUT_MS, 100, 3_600_000);
+  const credentialsTimeoutMs = integer(env, 'PROVENANT_CREDENTIALS_TIMEOUT_MS', CREDENTIALS_TIMEOUT_MS, 100, 3_600_000);
   const decoderMemoryMb = read(env, 'PROVENANT_DECODER_MEMORY_MB') === undefined ? undefined : integer(env, 'PROVENANT_DECODER_MEMORY_MB', 0, 128, 1_048_576);
 
   const dnsText = read(env, 'PROVENANT_DNS_SERVERS');
@@ -206,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers,
     fingerprintTimeoutMs,
     decoderMemoryMb,
+    credentialsTimeoutMs,
     dnsServers,
     ffmpegPath,
     logLevel,
