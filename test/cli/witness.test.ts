@@ -192,6 +192,27 @@ test('the spec\'s other answers: 404 unknown origin, 403 signatures, 400 malform
   }
 });
 
+test('a slow client is cut off at the request deadline while others are served', async () => {
+  const w = await startWitness({ dir: tempDir(), name: 'witness.example/w7', logs: [LOG_VKEY], requestTimeoutMs: 1000 });
+  try {
+    const { connect } = await import('node:net');
+    const socket = connect(w.port, '127.0.0.1');
+    await once(socket, 'connect');
+    // headers promising a body that never comes
+    socket.write('POST /add-checkpoint HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nold 0\n');
+    let answer = '';
+    socket.on('data', (d) => { answer += d; });
+    const closed = once(socket, 'close');
+    // meanwhile the witness answers others
+    const log = new TestLog(entries(0, 3));
+    assert.is((await post(w, body(0, [], log.checkpoint()))).status, 200);
+    await closed;
+    assert.match(answer, /^HTTP\/1\.1 408/);
+  } finally {
+    await w.close();
+  }
+});
+
 test('concurrent submissions from one size: exactly one is cosigned, the other learns the new size (409)', async () => {
   const dir = tempDir();
   const w = await startWitness({ dir, name: 'witness.example/w4', logs: [LOG_VKEY] });

@@ -44,6 +44,9 @@ export function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
  * subtree they are the leaves of.
  */
 export function perfectRoot(hashes: Uint8Array, first: number, count: number): Uint8Array {
+  if (!(count >= 1 && count <= 256 && (count & (count - 1)) === 0) || !Number.isInteger(first) || first < 0 || (first + count) * 32 > hashes.length) {
+    throw new TlogError('malformed_hash', `perfectRoot needs a power of two of at most 256 hashes inside the input, got ${count} from ${first}`);
+  }
   if (count === 1) return hashes.slice(first * 32, first * 32 + 32);
   const k = hashIo();
   let u8 = mem(k);
