@@ -11,6 +11,7 @@ import { reportHtml } from './html.js';
 import { resultText } from './output.js';
 import { terminalProgress } from './progress.js';
 import { runBench, type BenchOptions } from './run.js';
+import { terminalJson } from '../../lib/terminal-text.js';
 import { visible } from './text.js';
 
 const USAGE = `usage: provenant bench [DIR...] [options]
@@ -129,6 +130,7 @@ export const run: Command = async (args) => {
     await writeFile(report, reportHtml(result, comparison));
     process.stderr.write(`provenant bench: report written to ${visible(report)}\n`);
   }
-  process.stdout.write(json ? `${JSON.stringify(comparison === null ? result : { ...result, comparison }, null, 1)}\n` : resultText(result, comparison));
+  // JSON as the other commands print it for a terminal: the corpus's names may hold control characters
+  process.stdout.write(json ? `${terminalJson(comparison === null ? result : { ...result, comparison })}\n` : resultText(result, comparison));
   return 0;
 };
