@@ -110,6 +110,16 @@ test('every registered route against spec 5 with an openid-only, a sign and a ve
   }
 });
 
+test('GET /openapi.json declares the same: the oauth scheme with its scope on the scoped routes, the session scheme alone on the session-only ones', async () => {
+  const doc = await (await fetch(`${srv.url}/openapi.json`)).json();
+  const securityOf = (route: string) => {
+    const [method, path] = route.split(' ');
+    return doc.paths[path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][method.toLowerCase()].security;
+  };
+  for (const [route, scope] of Object.entries(SCOPED)) assert.equal(securityOf(route), [{ session: [] }, { oauth: [scope] }], route);
+  for (const route of SESSION_ONLY) assert.equal(securityOf(route), [{ session: [] }], route);
+});
+
 test('issue 25 item 1: an openid-only token cannot create an app, mint a session token, link a device key, read or change the account; nothing survives revoking the app', async () => {
   const victim = await newAccount(srv, { verified: false });
   const access = (await tokensFor(srv, app, victim, 'openid')).access;
