@@ -146,7 +146,8 @@ function streamInfo(b: Uint8Array, o: number): AudioStreamParameters | null {
   const sampleRate = (b[o + 10] << 12) | (b[o + 11] << 4) | (b[o + 12] >> 4);
   const channels = ((b[o + 12] >> 1) & 7) + 1;
   const totalSamples = (b[o + 13] & 0x0f) * 2 ** 32 + b[o + 14] * 2 ** 24 + ((b[o + 15] << 16) | (b[o + 16] << 8) | b[o + 17]);
-  const p: AudioStreamParameters = { sampleRate, channels, frameSamples: Math.max(minBlock, maxBlock) };
+  // a block size of 0 is read as "not stated" (the decoder judges the frames themselves)
+  const p: AudioStreamParameters = { sampleRate, channels, frameSamples: Math.max(minBlock, maxBlock) || undefined };
   if (totalSamples > 0 && sampleRate > 0) p.durationSeconds = totalSamples / sampleRate;
   return p;
 }
