@@ -9,7 +9,7 @@
 //   node --import tsx bench/pdq-robustness.ts [MAX_PHOTOS]
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import '../src/lib/wasm.js'; // the Node loader of the WebAssembly kernels
 import { MatchIndex } from '../src/lib/match-index.js';
 import { imageBands } from '../src/lib/bands.js';
@@ -39,14 +39,14 @@ const files = [...photos, ...Array.from({ length: Math.min(take, figures.length)
 
 interface Hashes { fingerprint: Fingerprint; pdq: PdqHash }
 
-async function hashesOf(input: sharp.Sharp): Promise<Hashes> {
+async function hashesOf(input: Sharp): Promise<Hashes> {
   const { data, info } = await input.rotate().flatten({ background: '#ffffff' }).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const h = imageHashesFromPixels(new Uint8Array(data.buffer, data.byteOffset, data.length), info.width, info.height, 3);
   const hash_value = Array.from(h.imagePHash);
   return { fingerprint: { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) }, pdq: h.pdq };
 }
 
-type Edit = (img: sharp.Sharp, w: number, h: number) => sharp.Sharp;
+type Edit = (img: Sharp, w: number, h: number) => Sharp;
 const overlay = (w: number, h: number) => Buffer.from(
   `<svg width="${w}" height="${h}"><text x="50%" y="60%" font-size="${Math.round(h / 9)}" font-family="sans-serif" font-weight="bold" fill="white" stroke="black" stroke-width="${Math.max(1, Math.round(h / 300))}" text-anchor="middle">COPYRIGHT 2026</text></svg>`);
 const EDITS: Record<string, Edit> = {
