@@ -174,6 +174,14 @@ function oggStreamHeader(packet: Uint8Array): AudioStreamParameters | null {
   return null;
 }
 
+/** Where "OggS" first starts in `w`, or -1 (a plain loop: Buffer.indexOf takes ~20 ns a byte on a run of "O"). */
+function capturePattern(w: Uint8Array): number {
+  for (let i = 0, end = w.length - 3; i < end; i++) {
+    if (w[i] === 0x4f && w[i + 1] === 0x67 && w[i + 2] === 0x67 && w[i + 3] === 0x53) return i;
+  }
+  return -1;
+}
+
 /**
  * Every Ogg page, start to end (a page is found again after garbage, as demuxers
  * resync); the header of each stream a BOS page begins.
@@ -186,8 +194,7 @@ async function oggParameters(s: Source): Promise<AudioStreamParameters[]> {
     if (!ascii(head, 0, 'OggS')) {
       // resync: the next capture pattern in this window, else the window's end
       const w = await s.read(o + 1, WINDOW);
-      let next = -1;
-      for (let i = 0; i + 4 <= w.length; i++) if (w[i] === 0x4f && ascii(w, i, 'OggS')) { next = i; break; }
+      const next = capturePattern(w);
       if (next < 0) { o += 1 + Math.max(1, w.length - 3); continue; }
       o += 1 + next;
       continue;
