@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { terminalJson, visible, visibleLines } from '../lib/terminal-text.js';
 import { readFailure } from '../media/errors.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 import { USAGE_ERROR } from './usage.js';
 
 const OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;

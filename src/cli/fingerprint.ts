@@ -8,7 +8,7 @@ import { fingerprintFile, perceptualHashes } from '../media/fingerprint.js';
 import type { Fingerprint } from '../lib/types.js';
 import { pdqExchangeLines, type PdqFingerprint, type VpdqFingerprint } from '../lib/pdq.js';
 import { fileCommand } from './file-command.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 
 const hex = (bytes: number[]) => bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
 

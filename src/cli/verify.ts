@@ -17,7 +17,7 @@ import { ProvenantClient, type MatchAnswer, type Signature, type VerifyAnswer } 
 import { ProvenantError } from '../sdk/errors.js';
 import { openKeyFile } from '../vault/keyfile.js';
 import { defaultKeyFile, VaultState } from '../vault/state.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 import { conflictLines, credentialsLines } from './credentials.js';
 import { USAGE_ERROR } from './usage.js';
 

@@ -4,7 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { USAGE_ERROR, UsageError } from '../usage.js';
 import { compareResults, parseResult } from './compare.js';
 import { reportHtml } from './html.js';
