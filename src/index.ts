@@ -8,7 +8,7 @@ export { FingerprintError } from './media/errors.js';
 export type { FingerprintErrorCode } from './media/errors.js';
 export { DecoderSandbox, SandboxError } from './media/sandbox.js';
 export type { DecoderSandboxOptions } from './media/sandbox.js';
-export { createFingerprintPool, PoolError, PoolTimeoutError, PoolBusyError, PoolTaskError } from './pool/index.js';
+export { createFingerprintPool, PoolError, PoolTimeoutError, PoolBusyError, PoolTaskError, workersFromEnv } from './pool/index.js';
 export type { FingerprintPool, FingerprintPoolOptions, ExamineOptions } from './pool/index.js';
 export { IndexThread, IndexThreadError } from './pool/match-index-thread.js';
 export type { IndexRequest, IndexReply } from './pool/match-index-thread.js';

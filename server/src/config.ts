@@ -1,8 +1,7 @@
 // Configuration by environment variables (decisions.md 10), validated once at start:
 // a bad value throws ConfigError with one line naming the variable.
-import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CREDENTIALS_TIMEOUT_MS, FINGERPRINT_TIMEOUT_MS, parseVerifierKey, SIG_COSIGNATURE_V1 } from 'provenant';
+import { CREDENTIALS_TIMEOUT_MS, FINGERPRINT_TIMEOUT_MS, parseVerifierKey, SIG_COSIGNATURE_V1, workersFromEnv } from 'provenant';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -193,7 +192,12 @@ export function loadConfig(env: Env = process.env): Config {
 
   const webhookAllowPrivate = flag(env, 'PROVENANT_WEBHOOK_ALLOW_PRIVATE', false, '1', '0');
   const logWitnesses = witnesses(env, 'PROVENANT_LOG_WITNESSES');
-  const workers = integer(env, 'PROVENANT_WORKERS', Math.max(1, availableParallelism()), 1, 256);
+  let workers: number;
+  try {
+    workers = workersFromEnv(read(env, 'PROVENANT_WORKERS'));
+  } catch (err) {
+    throw new ConfigError('PROVENANT_WORKERS', (err as Error).message);
+  }
   const fingerprintTimeoutMs = integer(env, 'PROVENANT_FINGERPRINT_TIMEOUT_MS', FINGERPRINT_TIMEOUT_MS, 100, 3_600_000);
   const credentialsTimeoutMs = integer(env, 'PROVENANT_CREDENTIALS_TIMEOUT_MS', CREDENTIALS_TIMEOUT_MS, 100, 3_600_000);
   const decoderMemoryMb = read(env, 'PROVENANT_DECODER_MEMORY_MB') === undefined ? undefined : integer(env, 'PROVENANT_DECODER_MEMORY_MB', 0, 128, 1_048_576);

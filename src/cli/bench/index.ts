@@ -2,7 +2,6 @@
 // (and, with --server, on your own deployment). Without DIR, a small built-in sample made
 // on the fly. docs/bench-command.md says what each figure means.
 import { readFile, writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Command } from '../command.js';
 import { USAGE_ERROR, UsageError } from '../usage.js';
@@ -11,6 +10,7 @@ import { reportHtml } from './html.js';
 import { resultText } from './output.js';
 import { terminalProgress } from './progress.js';
 import { runBench, type BenchOptions } from './run.js';
+import { workersFromEnv } from '../../pool/index.js';
 import { terminalJson } from '../../lib/terminal-text.js';
 import { visible } from './text.js';
 
@@ -60,8 +60,7 @@ function integer(name: string, value: string | undefined, min: number, max: numb
 }
 
 function defaultWorkers(): number {
-  const env = Number(process.env.PROVENANT_WORKERS);
-  return Number.isInteger(env) && env >= 1 ? env : availableParallelism();
+  return workersFromEnv();
 }
 
 export const run: Command = async (args) => {
