@@ -7,8 +7,11 @@
 //   {"action_hash":..,"kind":"thumbnail","sha256":"<hex of the data URI's UTF-8>"}
 //
 // A thumbnail is not signed by anyone and may be larger than an entry (64 KiB): its entry
-// commits to the data URI's SHA-256. The record's `published_at` (server time, Unix ms) is
-// not covered by the record's signature; the log's order is.
+// commits to the data URI's SHA-256. A record whose entry would exceed 65535 bytes (its
+// free-form fields allow ~180 KB) carries `record_sha256`, the SHA-256 of the record's
+// canonical bytes, instead of `record`: its signature is re-verified with the record as
+// /verify answers it, once its hash matches. The record's `published_at` (server time,
+// Unix ms) is not covered by the record's signature; the log's order is.
 import { canonicalBytes, canonicalRecordBytes } from './record-bytes.js';
 import { verifyRecord, verifyRevocation, type SignatureRecord, type SignedRecord } from './records.js';
 import { sha256Hex } from './sha256.js';
@@ -16,6 +19,7 @@ import { MAX_ENTRY_BYTES } from './tlog/tiles.js';
 
 export type LogEntry =
   | { kind: 'record'; action_hash: string; record: SignatureRecord; signature: string; published_at: number }
+  | { kind: 'record'; action_hash: string; record_sha256: string; signature: string; published_at: number }
   | { kind: 'revocation'; action_hash: string; reason: string | null; revoked_at: number; signer: string; signature: string }
   | { kind: 'thumbnail'; action_hash: string; sha256: string };
 
@@ -27,9 +31,16 @@ export function encodeLogEntry(entry: LogEntry): Uint8Array {
   let value: object;
   switch (entry.kind) {
     case 'record': {
+      const common = { kind: 'record', action_hash: entry.action_hash, signature: entry.signature, published_at: entry.published_at };
+      if (!('record' in entry)) {
+        value = { ...common, record_sha256: entry.record_sha256 };
+        break;
+      }
       // exactly the twelve signed fields, as the signature covers them
-      const record = JSON.parse(new TextDecoder().decode(canonicalRecordBytes(entry.record))) as SignatureRecord;
-      value = { kind: 'record', action_hash: entry.action_hash, record, signature: entry.signature, published_at: entry.published_at };
+      const bytes = canonicalRecordBytes(entry.record);
+      const full = canonicalBytes({ ...common, record: JSON.parse(new TextDecoder().decode(bytes)) as SignatureRecord });
+      if (full.length <= MAX_ENTRY_BYTES) return full;
+      value = { ...common, record_sha256: sha256Hex(bytes) };
       break;
     }
     case 'revocation':
@@ -56,7 +67,10 @@ function problem(value: unknown): string | null {
   if (typeof v.action_hash !== 'string' || !/^[0-9a-f]{64}$/.test(v.action_hash)) return 'no action_hash';
   switch (v.kind) {
     case 'record':
-      if (typeof v.signature !== 'string' || typeof v.published_at !== 'number' || typeof v.record !== 'object' || v.record === null) return 'a record entry needs record, signature and published_at';
+      if (typeof v.signature !== 'string' || typeof v.published_at !== 'number') return 'a record entry needs signature and published_at';
+      if ('record' in v === 'record_sha256' in v) return 'a record entry needs record or record_sha256';
+      if ('record' in v && (typeof v.record !== 'object' || v.record === null || Array.isArray(v.record))) return 'a record entry\'s record must be an object';
+      if ('record_sha256' in v && (typeof v.record_sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(v.record_sha256))) return 'record_sha256 must be 64 lowercase hex';
       return null;
     case 'revocation':
       if (typeof v.signature !== 'string' || typeof v.signer !== 'string' || typeof v.revoked_at !== 'number' || (v.reason !== null && typeof v.reason !== 'string')) return 'a revocation entry needs reason, revoked_at, signer and signature';
@@ -87,11 +101,21 @@ export function decodeLogEntry(bytes: Uint8Array): LogEntry {
 
 /**
  * Re-verifies the signature an entry carries (a record's by its signer, a revocation's
- * by its signer); a thumbnail entry carries none and passes. Never throws.
+ * by its signer); a thumbnail entry carries none and passes. A record entry holding only
+ * `record_sha256` needs the record (`record`, e.g. from /verify): false without it or
+ * when its hash differs. Never throws.
  */
-export function verifyLogEntrySignature(entry: LogEntry): boolean {
+export function verifyLogEntrySignature(entry: LogEntry, record?: SignatureRecord): boolean {
   try {
-    if (entry.kind === 'record') return verifyRecord({ ...(entry.record as SignatureRecord), signature: entry.signature } as SignedRecord);
+    if (entry.kind === 'record') {
+      let signed: SignatureRecord;
+      if ('record' in entry) signed = entry.record;
+      else {
+        if (record === undefined || sha256Hex(canonicalRecordBytes(record)) !== entry.record_sha256) return false;
+        signed = record;
+      }
+      return verifyRecord({ ...signed, signature: entry.signature } as SignedRecord);
+    }
     if (entry.kind === 'revocation') return verifyRevocation({ action_hash: entry.action_hash, reason: entry.reason, revoked_at: entry.revoked_at, signer: entry.signer, signature: entry.signature });
     return true;
   } catch {

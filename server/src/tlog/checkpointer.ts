@@ -19,8 +19,8 @@ import type { StoredCheckpoint, TransparencyLogStore } from './types.js';
 import { WitnessClient } from './witnesses.js';
 import type { LogWitnessConfig } from '../config.js';
 
-/** Leaf hashes read per query while catching up. */
-const LEAF_BATCH = 65_536;
+/** Entries read per query while catching up. */
+const LEAF_BATCH = 16_384;
 
 export interface CheckpointerOptions {
   store: TransparencyLogStore;
@@ -129,7 +129,9 @@ export class Checkpointer {
       builder.takeTiles();
     }
     for (let from = builder.size; from < size; from += LEAF_BATCH) {
-      builder.appendLeafHashes(await this.store.leafHashes(from, Math.min(size, from + LEAF_BATCH)));
+      const entries = await this.store.entries(from, Math.min(size, from + LEAF_BATCH));
+      if (entries.length !== Math.min(size, from + LEAF_BATCH) - from) throw new Error(`entries ${from}.. of the log are missing`);
+      for (const entry of entries) builder.appendEntry(entry);
     }
     const tiles = builder.takeTiles();
     const note = signCheckpoint({ origin: this.identity.origin, size, rootHash: builder.root(), extensions: [] }, this.identity.signer);

@@ -8,10 +8,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { buildProofBundle, encodeEntryBundle, parseTilePath, TILE_BYTES, TILE_WIDTH, tileWidthAt, TlogError, type ParsedTilePath } from 'provenant';
-import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { parseHashQuery } from '../signit/schema.js';
 import { storedHashReader } from './checkpointer.js';
+import type { LogIdentity } from './log-key.js';
 import type { TransparencyLogStore } from './types.js';
 
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -73,9 +73,9 @@ async function tileBody(store: TransparencyLogStore, tile: ParsedTilePath): Prom
   return Buffer.from(encodeEntryBundle(entries));
 }
 
-export function transparencyLogRoutes(deps: ServerDeps): Router {
+/** The routes over the log's store and identity (app.ts mounts them with the server's deps). */
+export function transparencyLogRouter({ store, identity }: { store: TransparencyLogStore; identity: LogIdentity }): Router {
   const router = new Router();
-  const { store, identity } = deps.transparencyLog;
   const cache = new ImmutableCache();
 
   router.get('/log/checkpoint', async (ctx) => {

@@ -13,8 +13,6 @@ export interface StoredCheckpoint {
 export interface TransparencyLogStore {
   /** Committed entries: indexes 0 .. size - 1 (a contiguous prefix: indexes are handed out under the feed lock). */
   size(): Promise<number>;
-  /** The leaf hashes of entries [from, to), concatenated (32 bytes each). */
-  leafHashes(from: number, to: number): Promise<Uint8Array>;
   /** The entries [from, to), in index order. */
   entries(from: number, to: number): Promise<Uint8Array[]>;
   /** The index of the entry of the record `actionHash` (kind 'record'), or null. */
