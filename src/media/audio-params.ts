@@ -16,7 +16,7 @@
 //   start a second stream anywhere;
 // - MP3: nothing: its rates and channels come from fixed tables (at most 48 kHz, 2 channels).
 import { open } from 'node:fs/promises';
-import type { AudioFormat } from './audio.js';
+import type { AudioFormat } from './audio-format.js';
 
 /** What an audio stream may declare (docs/media.md). */
 export const AUDIO_STREAM_LIMITS = {
