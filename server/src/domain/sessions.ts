@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { authChallenge, isAuthChallenge, normalizeAgentKey, parseAgentKey, parseSignatureBase64, verifyBytes } from 'provenant';
-import { hashPassword, verifyNothing, verifyPassword } from '../auth/passwords.js';
-import { issueSessionToken, verifySessionToken } from '../auth/tokens.js';
+import { hashPassword, verifyNothing, verifyPassword } from './passwords.js';
+import { issueSessionToken, verifySessionToken } from './tokens.js';
 import { DomainError } from '../errors.js';
 import { StoreConflictError, type User } from '../store/types.js';
 import { accountOf, createUserAccount, userOfToken, type Account } from './accounts.js';

@@ -10,7 +10,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { ZodError } from 'zod';
 import { bearerToken, requireAuth, SESSION_ONLY } from '../auth/middleware.js';
 import { passwordAttempts } from '../auth/password-attempts.js';
-import { SESSION_TTL_SECONDS } from '../auth/tokens.js';
+import { SESSION_TTL_SECONDS } from '../domain/tokens.js';
 import { jsonBody } from '../body.js';
 import type { ServerDeps } from '../deps.js';
 import {

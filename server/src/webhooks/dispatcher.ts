@@ -15,7 +15,7 @@ import type { Logger } from '../log.js';
 import type { Store, WebhookDelivery } from '../store/types.js';
 import type { SecureContext } from 'node:tls';
 import { ClaimLostError, deliverWebhook, trustingExtraCa, WEBHOOK_DEADLINE_MS, type DeliveryOutcome } from './deliver.js';
-import { createHostResolver, type HostResolver } from './url-rules.js';
+import { createHostResolver, type HostResolver } from '../domain/url-rules.js';
 
 /** How often the outbox is looked at without a wake. */
 const POLL_MS = 1_000;
