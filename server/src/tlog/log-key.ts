@@ -14,12 +14,16 @@ export interface LogIdentity {
   verifierKey: string;
 }
 
-/** The log's origin: the base URL's host (with a port when it has one) and `/log`. */
-export function logOrigin(config: Pick<Config, 'baseUrl'>): string {
-  return `${new URL(config.baseUrl).host}/log`;
+/**
+ * The log's origin: the host of PROVENANT_BASE_URL (with its port when it names one) and
+ * `/log`; `localhost/log` when PROVENANT_BASE_URL is not set (the origin must not change
+ * with the port a test server happens to get).
+ */
+export function logOrigin(config: Pick<Config, 'baseUrl' | 'baseUrlFromEnv'>): string {
+  return config.baseUrlFromEnv ? `${new URL(config.baseUrl).host}/log` : 'localhost/log';
 }
 
-export function loadLogIdentity(config: Pick<Config, 'baseUrl' | 'secretsDir'>): LogIdentity {
+export function loadLogIdentity(config: Pick<Config, 'baseUrl' | 'baseUrlFromEnv' | 'secretsDir'>): LogIdentity {
   const origin = logOrigin(config);
   const seed = new Uint8Array(loadSecret(config, 'log.key'));
   return { origin, signer: noteSigner(origin, SIG_ED25519, seed), verifierKey: verifierOf(origin, SIG_ED25519, seed).vkey };

@@ -93,7 +93,7 @@ export function transparencyLogRouter({ store, identity }: { store: Transparency
   });
 
   router.get(/^\/log\/(tile\/.*)$/, async (ctx: Context) => {
-    const rest = (ctx.params as Record<string, string>)[0] ?? '';
+    const rest = ctx.path.slice('/log/'.length);
     let tile: ParsedTilePath;
     try {
       tile = parseTilePath(rest);
