@@ -7,5 +7,5 @@ export {
 } from './index_core';
 // The 256-bit PDQ index (issue 28; src/lib/pdq-index.ts is the host side).
 export {
-  pdqCreate, pdqDestroy, pdqAdd, pdqAddMany, pdqRemove, pdqHas, pdqGet, pdqSize, pdqBytes, pdqCompact, pdqQuery, pdqResults,
+  pdqCreate, pdqDestroy, pdqAdd, pdqStage, pdqFinish, pdqRemove, pdqHas, pdqGet, pdqSize, pdqBytes, pdqCompact, pdqQuery, pdqResults,
 } from './pdq_index';

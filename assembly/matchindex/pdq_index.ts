@@ -51,7 +51,8 @@ const X_REGION: usize = 36;
 const X_REGIONBYTES: usize = 40;
 const X_REGIONUSED: usize = 44; // bytes of live postings in the region
 const X_BLOCKBYTES: usize = 48; // bytes of bucket blocks
-const X_SIZE: usize = 52;
+const X_STAGED: usize = 52; // first staged slot + 1 during a bulk add, else 0
+const X_SIZE: usize = 56;
 
 // Query results: (id, distance, query index) triples; grow-only.
 let results: usize = 0;
@@ -102,9 +103,12 @@ function addPage(ix: usize): void {
 }
 
 /** A free slot, or -1 when the index holds 2^24 entries. */
+// While staging a bulk add, slots come from the high mark only (see pdqStage).
+let staging = false;
+
 function allocSlot(ix: usize): i32 {
   const head = ld(ix, X_FREE);
-  if (head != 0) {
+  if (head != 0 && !staging) {
     const slot = head - 1;
     st(ix, X_FREE, load<u32>(slotPtr(ix, slot)));
     return <i32>slot;
@@ -116,17 +120,7 @@ function allocSlot(ix: usize): i32 {
   return <i32>high;
 }
 
-// During a bulk add freed slots wait on a list of their own, so no slot is handed out
-// twice within one batch.
-let deferring = false;
-let deferredHead: u32 = 0;
-
 function freeSlot(ix: usize, slot: u32): void {
-  if (deferring) {
-    store<u32>(slotPtr(ix, slot), deferredHead);
-    deferredHead = slot + 1;
-    return;
-  }
   store<u32>(slotPtr(ix, slot), ld(ix, X_FREE));
   st(ix, X_FREE, slot + 1);
 }
@@ -406,41 +400,41 @@ export function pdqAdd(ix: usize, id: u32, hash: usize): u32 {
 }
 
 /**
- * Adds `n` entries at once: ids (u32) at `ids`, hashes (32 bytes each) at `hashes`;
- * the buckets are packed once with exactly the room they need. Returns how many were
- * added (fewer when the index fills up).
+ * Bulk add, first step: places `n` entries (ids u32 at `ids`, 32-byte hashes at
+ * `hashes`) without postings, in fresh slots (the free list is left for later), so
+ * the staged slots are those from the first call's high mark on. Returns how many
+ * were placed (fewer when the index is full). No query may run before pdqFinish.
  */
-export function pdqAddMany(ix: usize, ids: usize, hashes: usize, n: u32): u32 {
+export function pdqStage(ix: usize, ids: usize, hashes: usize, n: u32): u32 {
   ensureBuckets(ix);
+  if (ld(ix, X_STAGED) == 0) st(ix, X_STAGED, ld(ix, X_HIGH) + 1);
   idReserve(ix, ld(ix, X_LIVE) + n);
-  const slots = heap.alloc((<usize>n << 2) + 4);
+  staging = true;
   let added: u32 = 0;
-  deferring = true;
-  deferredHead = 0;
   for (let i: u32 = 0; i < n; i++) {
-    const s = place(ix, load<u32>(ids + (<usize>i << 2)), hashes + (<usize>i << 5));
-    if (s < 0) break;
-    store<u32>(slots + (<usize>added << 2), <u32>s);
+    if (place(ix, load<u32>(ids + (<usize>i << 2)), hashes + (<usize>i << 5)) < 0) break;
     added++;
   }
-  deferring = false;
-  while (deferredHead != 0) {
-    const slot = deferredHead - 1;
-    deferredHead = load<u32>(slotPtr(ix, slot));
-    freeSlot(ix, slot);
-  }
-  // An id given twice keeps its last hash: only slots its id still names get postings.
+  staging = false;
+  return added;
+}
+
+/**
+ * Bulk add, second step: counts the staged entries' postings per bucket, packs every
+ * bucket once with exactly that room, and writes them. An id staged twice keeps its
+ * last hash: a staged slot gets postings only while its id still names it.
+ */
+export function pdqFinish(ix: usize): void {
+  const first = ld(ix, X_STAGED);
+  if (first == 0) return;
+  st(ix, X_STAGED, 0);
+  const high = ld(ix, X_HIGH);
   const extraBytes = <usize>NBUCKETS << 2;
   const extra = heap.alloc(extraBytes);
   memory.fill(extra, 0, extraBytes);
-  for (let i: u32 = 0; i < added; i++) {
-    const s = load<u32>(slots + (<usize>i << 2));
+  for (let s: u32 = first - 1; s < high; s++) {
+    if (!staysStaged(ix, s)) continue;
     const p = slotPtr(ix, s);
-    const at = idFind(ix, load<u32>(p, 32));
-    if (at < 0 || load<u32>(<usize>ld(ix, X_IDTAB) + (<usize>at << 2)) != s + 1) {
-      store<u32>(slots + (<usize>i << 2), 0xffffffff);
-      continue;
-    }
     for (let c: u32 = 0; c < CHUNKS; c++) {
       const e = extra + (<usize>(c * VALUES + chunkOf(p, c)) << 2);
       store<u32>(e, load<u32>(e) + 1);
@@ -448,9 +442,8 @@ export function pdqAddMany(ix: usize, ids: usize, hashes: usize, n: u32): u32 {
   }
   pack(ix, extra);
   heap.free(extra);
-  for (let i: u32 = 0; i < added; i++) {
-    const s = load<u32>(slots + (<usize>i << 2));
-    if (s == 0xffffffff) continue;
+  for (let s: u32 = first - 1; s < high; s++) {
+    if (!staysStaged(ix, s)) continue;
     const p = slotPtr(ix, s);
     for (let c: u32 = 0; c < CHUNKS; c++) {
       const bk = bucketAt(ix, c * VALUES + chunkOf(p, c));
@@ -459,8 +452,12 @@ export function pdqAddMany(ix: usize, ids: usize, hashes: usize, n: u32): u32 {
       store<u32>(bk, cnt + 1, 4);
     }
   }
-  heap.free(slots);
-  return added;
+}
+
+/** Whether staged slot `s` is live: its id's table entry names it. */
+function staysStaged(ix: usize, s: u32): bool {
+  const at = idFind(ix, idOf(ix, s));
+  return at >= 0 && load<u32>(<usize>ld(ix, X_IDTAB) + (<usize>at << 2)) == s + 1;
 }
 
 /** Removes entry `id`; 0 when it was not there. */

@@ -9,7 +9,8 @@ interface PdqIndexExports extends BaseExports {
   pdqCreate(): number;
   pdqDestroy(ix: number): void;
   pdqAdd(ix: number, id: number, hash: number): number;
-  pdqAddMany(ix: number, ids: number, hashes: number, n: number): number;
+  pdqStage(ix: number, ids: number, hashes: number, n: number): number;
+  pdqFinish(ix: number): void;
   pdqRemove(ix: number, id: number): number;
   pdqHas(ix: number, id: number): number;
   pdqGet(ix: number, id: number, out: number): number;
@@ -28,6 +29,8 @@ export const PDQ_MIN_QUALITY = 50;
 export const PDQ_INDEX_MAX_ENTRIES = 1 << 24;
 
 const MAX_ID = 0xffff_ffff;
+/** Entries a bulk add copies into the kernel at a time. */
+const BATCH = 32768;
 
 export interface PdqMatch {
   id: number;
@@ -88,22 +91,25 @@ export class PdqIndex {
     const ix = this.live();
     const n = ids.length;
     if (!(hashes instanceof Uint8Array) || hashes.length !== n * PDQ_BYTES) throw new RangeError('addMany needs n ids and 32n hash bytes');
+    for (let i = 0; i < n; i++) checkId(ids[i]);
     const e = this.kernel.exports;
-    const idsPtr = e.alloc(n * 4 + 4);
-    const hashPtr = e.alloc(n * PDQ_BYTES + 4);
+    let added = 0;
     try {
-      const idView = this.kernel.view(Uint32Array, idsPtr, n);
-      for (let i = 0; i < n; i++) {
-        checkId(ids[i]);
-        idView[i] = ids[i];
+      // staged in batches through the scratch block, packed once
+      for (let at = 0; at < n; at += BATCH) {
+        const m = Math.min(BATCH, n - at);
+        const p = e.scratch(m * (4 + PDQ_BYTES));
+        const idView = this.kernel.view(Uint32Array, p, m);
+        for (let i = 0; i < m; i++) idView[i] = ids[at + i];
+        this.kernel.u8.set(hashes.subarray(at * PDQ_BYTES, (at + m) * PDQ_BYTES), p + m * 4);
+        const placed = e.pdqStage(ix, p, p + m * 4, m);
+        added += placed;
+        if (placed !== m) break;
       }
-      this.kernel.u8.set(hashes, hashPtr);
-      const added = e.pdqAddMany(ix, idsPtr, hashPtr, n);
-      if (added !== n) throw new RangeError(`a PdqIndex holds at most ${PDQ_INDEX_MAX_ENTRIES} entries (${added} of ${n} added)`);
     } finally {
-      e.release(idsPtr);
-      e.release(hashPtr);
+      e.pdqFinish(ix);
     }
+    if (added !== n) throw new RangeError(`a PdqIndex holds at most ${PDQ_INDEX_MAX_ENTRIES} entries (${added} of ${n} added)`);
   }
 
   /** Removes entry `id`; false when it was not there. */
