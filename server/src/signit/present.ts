@@ -34,6 +34,8 @@ function recordFields(s: StoredSignature, supersededBy: string | null) {
     superseded_by: supersededBy,
     expires_at: answered('expires_at', r.expires_at),
     tags: answered('tags', r.tags),
+    // issue 28: signed only when present, so answered only then (a reader re-verifying needs it)
+    ...(r.pdq_hash === undefined || r.pdq_hash === null ? {} : { pdq_hash: r.pdq_hash }),
   };
 }
 
