@@ -1,9 +1,16 @@
-// The decoder sandbox of the current worker thread (src/media/sandbox.ts), shared by
-// its task files (workers/fingerprint.ts, workers/integrity.ts): one process per
-// worker, made on first use, ending itself after the pool's decoderIdleMs idle.
+// The decoder sandbox of the current worker thread (sandbox.ts), shared by the pool's
+// task files (workers/fingerprint.ts, workers/integrity.ts): one process per worker,
+// made on first use, ending itself after the pool's decoderIdleMs idle. Its settings
+// come in Piscina's workerData, which the pool (src/pool/index.ts) fills.
 import { workerData } from 'piscina';
-import { DecoderSandbox } from '../media/sandbox.js';
-import type { PoolWorkerData } from './index.js';
+import { DecoderSandbox } from './sandbox.js';
+
+/** What every worker gets as Piscina's workerData: the media settings of its tasks. */
+export interface PoolWorkerData {
+  decoderIdleMs?: number;
+  decoderMemoryMb?: number | null;
+  credentialsTimeoutMs?: number;
+}
 
 let sandbox: DecoderSandbox | undefined;
 
