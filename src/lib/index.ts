@@ -18,11 +18,12 @@ export {
   normalizeRecord, normalizeRecordContent, recordOf, parseRecord, canonicalRecordBytes, actionHash, signRecord, isSignerKey, verifyRecord,
   isPlainObject, isHex64, commentProblem,
   canonicalRevocationBytes, signRevocation, verifyRevocation, parseRevocation,
+  pdqHashOrAbsent, PDQ_MAX_FRAMES,
 } from './records.js';
 export type {
   SignatureRecord, SignedRecord, RecordContent, RecordInput, RecordField, ContentRights, ContentRightsField, EnumField,
   Intent, AiGeneration, License, CommercialLicensing, AiTraining, ContactPreference, InvalidFieldCode,
-  RevocationEntry, FreeFormField,
+  RevocationEntry, FreeFormField, PdqHashValue,
 } from './records.js';
 export {
   fileSha256, fileSha256Hex, createFileHasher, hmacSha256ForService, hmacSha256HexForService,

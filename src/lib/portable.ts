@@ -37,5 +37,7 @@ export type {
 } from './integrity.js';
 export { MatchIndex, MATCH_LIMIT, HASH_TYPES, hasBandLayout } from './match-index.js';
 export type { MatchQuery, MatchQueryOptions, Match, IndexedFingerprint } from './match-index.js';
+export { PdqIndex, PDQ_MATCH_DISTANCE, PDQ_MIN_QUALITY, PDQ_INDEX_MAX_ENTRIES } from './pdq-index.js';
+export type { PdqMatch } from './pdq-index.js';
 export { AI_SOURCE_TYPES, CREDENTIALS_STATES, PROVENANT_RECORD_LABEL, isAiSourceType, aiGenerationConflicts } from './content-credentials.js';
 export type { ContentCredentials, CredentialsFound, CredentialsState, CredentialsAction, CredentialsSigner, CredentialsConflict, ProvenantRecordAssertion, ProvenantRecordAssertionData } from './content-credentials.js';

@@ -17,7 +17,7 @@ import type { AiGeneration, AiTraining, CommercialLicensing, ContactPreference, 
 
 export { canonicalRecordBytes, RECORD_FIELDS, type RecordField };
 
-export type { AiGeneration, AiTraining, CommercialLicensing, ContactPreference, ContentRights, Intent, License, SignatureRecord, SignedRecord };
+export type { AiGeneration, AiTraining, CommercialLicensing, ContactPreference, ContentRights, Intent, License, PdqHashValue, SignatureRecord, SignedRecord };
 
 export const CONTENT_RIGHTS_FIELDS = ['license', 'commercial_licensing', 'ai_training', 'contact_preference'] as const;
 export type ContentRightsField = (typeof CONTENT_RIGHTS_FIELDS)[number];

@@ -134,4 +134,59 @@ test('POST /publish of a vault record with a vPDQ: stored as signed, answered, r
   assert.is((await api('GET', `${S}/verify?hash=${file}`)).body.count, 1);
 });
 
+// ---- matching by PDQ (POST /verify-fuzzy {pdq}); the index is fed by the change feed
+
+/** `hex` with bits 0..d-1 of the 256 flipped. */
+function flipped(hexText: string, d: number): string {
+  const b = Buffer.from(hexText, 'hex');
+  for (let i = 0; i < d; i++) b[(i * 7) % 32] ^= 1 << ((i * 3) % 8 === 0 ? i % 8 : (i * 3) % 8);
+  return b.toString('hex');
+}
+
+function bitsBetween(a: string, b: string): number {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  let d = 0;
+  for (let i = 0; i < 32; i++) for (let v = x[i] ^ y[i]; v; v &= v - 1) d++;
+  return d;
+}
+
+const IMAGE_FP = { hash_type: 'ImagePHash', hash_value: [9, 8, 7, 6, 5, 4, 3, 2], bands: [[9], [8], [7], [6], [5], [4], [3], [2]] };
+
+test('POST /verify-fuzzy {pdq}: finds images within 31 bits (quality >= 50) with matched_by and pdq_distance; nothing beyond', async () => {
+  const u = await cellUser();
+  const base = hex();
+  const good = hex();
+  const weak = hex();
+  for (const [file, pdq] of [[good, { hash_type: 'PDQ', hash_value: base, quality: 80 }], [weak, { hash_type: 'PDQ', hash_value: flipped(base, 3), quality: 40 }]] as const) {
+    const r = await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: file, perceptual_hash: IMAGE_FP, pdq_hash: pdq } });
+    assert.is(r.status, 200, JSON.stringify(r.body));
+  }
+  for (const d of [0, 12, 31]) {
+    const q = flipped(base, d);
+    const dist = bitsBetween(q, base);
+    const r = await api('POST', `${S}/verify-fuzzy`, { body: { pdq: q.toUpperCase() } });
+    assert.is(r.status, 200, JSON.stringify(r.body));
+    const mine = r.body.signatures.filter((s: any) => s.file_hash === good || s.file_hash === weak);
+    assert.is(mine.length, dist <= 31 ? 1 : 0, `distance ${dist}`);
+    if (dist <= 31) {
+      assert.is(mine[0].file_hash, good); // the quality-40 record is never matched
+      assert.is(mine[0].matched_by, 'PDQ');
+      assert.is(mine[0].pdq_distance, dist);
+      assert.is(mine[0].similarity, Math.round((100 * (256 - dist)) / 256));
+      assert.is(mine[0].match_type, 'perceptual');
+    }
+  }
+  let far = base;
+  let k = 32;
+  while (bitsBetween(far, base) < 32) far = flipped(base, k++);
+  const r = await api('POST', `${S}/verify-fuzzy`, { body: { pdq: far } });
+  assert.not.ok(r.body.signatures.some((s: any) => s.file_hash === good), `distance ${bitsBetween(far, base)}`);
+  for (const bad of ['xyz', 12, 'ab'.repeat(31), { hash: base }]) {
+    const e = await api('POST', `${S}/verify-fuzzy`, { body: { pdq: bad } });
+    assert.is(e.status, 400);
+    assert.is(e.body.error, 'invalid_request');
+  }
+});
+
 test.run();

@@ -4,7 +4,7 @@
 // (every stored record, whoever wrote it; revoked signatures keep matching, so
 // revocations change nothing here). Index ids are the records' seqs.
 import {
-  HASH_TYPES, IndexThread, MATCH_LIMIT, actionHash, aiGenerationConflicts, imagePHashFromGrey72, parseRecord, verifyRecord,
+  HASH_TYPES, IndexThread, MATCH_LIMIT, PDQ_MATCH_DISTANCE, actionHash, aiGenerationConflicts, imagePHashFromGrey72, parseRecord, verifyRecord,
   type ContentCredentials, type Fingerprint, type HashType, type Match, type MatchQuery, type ProvenantRecordAssertion,
 } from 'provenant';
 import { ApiError } from '../errors.js';
@@ -41,6 +41,14 @@ interface ReducedText {
 export interface MatchedRecord {
   similarity: number | null;
   row: ReducedText;
+  /** Issue 28: which hash found it (answered only when set) and, for PDQ, at what distance. */
+  matchedBy?: 'ImagePHash' | 'PDQ';
+  pdqDistance?: number;
+}
+
+/** PDQ's share of equal bits, 0-100 (ImagePHash's similarity is the same over its 64 bits). */
+export function pdqSimilarity(distance: number): number {
+  return Math.round((100 * (256 - distance)) / 256);
 }
 
 export interface LoadStats {
@@ -132,6 +140,8 @@ export class MatchingService {
     if (seqs.size > 0) {
       const rows = (await this.deps.store.signatures.listPerceptualHashes(low - 1, high)).filter((r) => seqs.has(r.seq));
       this.addRecords(rows.map((r) => r.seq), rows.map((r) => parseFingerprint(r.perceptual_hash_json)), rows.map((r) => r.signed_at));
+      const records = (await this.deps.store.signatures.listFingerprinted(low - 1, high - low + 1)).filter((r) => seqs.has(r.seq));
+      this.addPdq(records.map((r) => r.seq), records.map((r) => r.record.pdq_hash ?? null));
     }
     this.indexedThrough = Math.max(this.indexedThrough, stored);
   }
@@ -169,6 +179,30 @@ export class MatchingService {
     this.thread.add(seqs, fps, signedAt).catch((err: Error) => {
       if (!this.closed) this.deps.log.error('match index add failed', { error: err.message });
     });
+  }
+
+  /**
+   * Indexes records' pdq_hash values (issue 28; not awaited, in order before any later
+   * query). They are read from the fingerprinted records (those with a perceptual_hash,
+   * as every record hashed by the library has beside its PDQ).
+   */
+  private addPdq(seqs: number[], values: unknown[]): void {
+    if (seqs.length === 0 || !this.thread.alive) return;
+    this.thread.pdqAdd(seqs, values).catch((err: Error) => {
+      if (!this.closed) this.deps.log.error('match index PDQ add failed', { error: err.message });
+    });
+  }
+
+  /** Feeds the PDQ index every fingerprinted record after `from` up to `last`, LOAD_RANGE at a time. */
+  private async loadPdq(thread: IndexThread, from: number, last: number, stopIfEnded: () => void): Promise<void> {
+    for (let after = from; after < last; ) {
+      const page = await this.deps.store.signatures.listFingerprinted(after, LOAD_RANGE);
+      stopIfEnded();
+      const inRange = page.filter((r) => r.seq <= last);
+      if (inRange.length > 0) await thread.pdqAdd(inRange.map((r) => r.seq), inRange.map((r) => r.record.pdq_hash ?? null));
+      if (page.length < LOAD_RANGE || inRange.length < page.length) break;
+      after = page[page.length - 1].seq;
+    }
   }
 
   /**
@@ -220,6 +254,7 @@ export class MatchingService {
       }
       for (const n of await Promise.all(adds)) indexed += n;
       stopIfEnded();
+      await this.loadPdq(thread, from, last, stopIfEnded);
       const stats = { records, indexed, ms: Math.round(performance.now() - started) };
       this.deps.log.info('match index loaded', { ...stats, after_seq: from, bytes: thread.bytes() });
       if (thread === this.thread) {
@@ -353,6 +388,27 @@ export class MatchingService {
     this.rowCache.set(seq, row);
   }
 
+  /**
+   * Issue 28: the stored image PDQs within PDQ_MATCH_DISTANCE of any of `hashes` (a
+   * query's hash and, from pixels, its dihedral variants), nearest first, at most 100,
+   * as the answer body with `matched_by: "PDQ"` and `pdq_distance` on each. Similarity
+   * is PDQ's share of equal bits (0-100), as ImagePHash's is of its 64.
+   */
+  async answerPdq(hashes: string[]): Promise<string> {
+    await this.loaded();
+    if (this.follower.behind) await this.follower.caughtUp();
+    const found = (await this.thread.pdqQuery(hashes, PDQ_MATCH_DISTANCE)).slice(0, MATCH_LIMIT);
+    if (found.length === 0) return body([]);
+    const rows = await this.reducedRows(found.map((m) => ({ id: m.id, similarity: null })));
+    const out: MatchedRecord[] = [];
+    for (const m of found) {
+      const row = rows.get(m.id);
+      if (row !== undefined) out.push({ similarity: pdqSimilarity(m.distance), row, matchedBy: 'PDQ', pdqDistance: m.distance });
+    }
+    out.sort((a, b) => (b.similarity ?? -1) - (a.similarity ?? -1) || b.row.signed_at - a.row.signed_at);
+    return body(out);
+  }
+
   /** Stops following the feed and ends the index thread. */
   async close(): Promise<void> {
     this.closed = true;
@@ -388,7 +444,8 @@ export function body(matches: readonly MatchedRecord[], none = false): string {
   let out = '{"signatures":[';
   for (let i = 0; i < matches.length; i++) {
     const m = matches[i];
-    out += `${i === 0 ? '' : ','}${m.row.fields},"similarity":${m.similarity === null ? 'null' : m.similarity},"match_type":"perceptual"}`;
+    const by = m.matchedBy === undefined ? '' : `,"matched_by":"${m.matchedBy}"${m.pdqDistance === undefined ? '' : `,"pdq_distance":${m.pdqDistance}`}`;
+    out += `${i === 0 ? '' : ','}${m.row.fields},"similarity":${m.similarity === null ? 'null' : m.similarity},"match_type":"perceptual"${by}}`;
   }
   return `${out}],"count":${matches.length}${none ? ',"match_type":"none"' : ''}}`;
 }
@@ -475,6 +532,11 @@ export function hashTypesForBands(bands: number[][]): HashType[] {
  */
 export async function verifyFuzzy(matching: MatchingService, input: unknown): Promise<Buffer | string> {
   const b = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+  if (b.pdq !== undefined && b.pdq !== null) {
+    // issue 28: a PDQ hash (Meta's 64 hex digits), matched at distance <= 31
+    if (typeof b.pdq !== 'string' || !/^[0-9a-fA-F]{64}$/.test(b.pdq)) throw new ApiError('invalid_request', 'pdq must be a PDQ hash: 64 hex digits.');
+    return matching.answerPdq([b.pdq.toLowerCase()]);
+  }
   if (b.pixels !== undefined && b.pixels !== null) {
     if (!isByteArray(b.pixels, 72) || b.pixels.length !== 72) {
       throw new ApiError('invalid_request', 'pixels must be 72 grey values (integers 0-255, 9 x 8, row-major).');
