@@ -13,6 +13,7 @@ import { Db } from '../../server/src/store/sqlite/db.js';
 import type { ComposeOptions } from '../../server/src/root.js';
 import { startServer } from '../../server/src/serve.js';
 import { sharedPostgres } from './postgres.js';
+import { contractError, watchContract } from './contract.js';
 
 export type TestEngine = 'sqlite' | 'postgres';
 
@@ -108,6 +109,8 @@ export async function startTestServer(envOverrides: Record<string, string> = {},
     ...envOverrides,
   });
   const running = await startServer(config, composeOptions);
+  // every JSON answer is checked against GET /openapi.json's schema for its route and status (contract.ts)
+  const contract = watchContract(running.server);
   let db: Promise<TestSql> | undefined;
   return {
     url: running.url,
@@ -120,6 +123,8 @@ export async function startTestServer(envOverrides: Record<string, string> = {},
       await running.close(2_000);
       if (db) await (await db).close();
       rmSync(dataDir, { recursive: true, force: true });
+      const broken = contractError(contract);
+      if (broken) throw broken;
     },
     async register(email, opts = {}) {
       counter += 1;
