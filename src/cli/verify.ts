@@ -20,15 +20,24 @@ import { defaultKeyFile, VaultState } from '../vault/state.js';
 import type { Command } from './command.js';
 import { conflictLines, credentialsLines } from './credentials.js';
 import { USAGE_ERROR } from './usage.js';
+import { LogForkError, proveRecord, viewLog, type LogView } from './log-client.js';
+import { verifyCheckpoint } from '../lib/tlog/checkpoint.js';
 
-const USAGE = `usage: provenant verify FILE [--server URL] [--json] [--key FILE]
+const USAGE = `usage: provenant verify FILE [--server URL] [--json] [--key FILE] [--witness VKEY ...]
   exact (SHA-256) and perceptual matches: signer, date, intent, rights, revocation,
-  amend chain, and whether each record's signature re-verifies offline
-  --server  default $PROVENANT_SERVER, else http://localhost:8080
-  --json    {exact, perceptual}: the answers of GET /verify and POST /verify-file
+  amend chain, whether each record's signature re-verifies offline, and each record's
+  proof of inclusion in the server's transparency log
+  --server   default $PROVENANT_SERVER, else http://localhost:8080
+  --json     {exact, perceptual, log}: the answers of GET /verify and POST /verify-file
+  --witness  a witness's cosignature key: its cosignature on the checkpoint is checked
+  The largest checkpoint seen per log is kept in $XDG_CONFIG_HOME/provenant/logs; a later
+  tree that does not extend it is a fork: reported, exit 3.
 `;
 
-const OPTIONS = { server: { type: 'string' }, json: { type: 'boolean' }, key: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+const OPTIONS = { server: { type: 'string' }, json: { type: 'boolean' }, key: { type: 'string' }, witness: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } as const;
+
+/** Exit status of a log that shows two histories (or changed its key). */
+export const FORK_EXIT = 3;
 
 type Check = 'verified' | 'tampered' | 'not held';
 
@@ -72,7 +81,11 @@ function status(s: Signature): string {
   return s.superseded_by ? `superseded by ${s.superseded_by.slice(0, 12)}` : 'active';
 }
 
-function describe(s: Signature, checked: Check, prefix: string): string[] {
+/** Per action hash, the line saying where the record is in the log (or why it is not shown). */
+type LogLines = Map<string, string>;
+
+function describe(s: Signature, checked: Check, prefix: string, log: LogLines = new Map()): string[] {
+  const inLog = log.get(s.action_hash);
   return [
     `${prefix}${s.action_hash}`,
     `    signer      ${s.signer}${s.signer_display_name ? ` (${s.signer_display_name})` : ''}`,
@@ -81,7 +94,52 @@ function describe(s: Signature, checked: Check, prefix: string): string[] {
     ...(s.comment ? [`    comment     ${JSON.stringify(s.comment)}`] : []),
     `    status      ${status(s)}${s.supersedes ? `; amends ${s.supersedes.slice(0, 12)}` : ''}`,
     `    signature   ${checked === 'verified' ? 're-verified offline' : checked === 'tampered' ? 'DOES NOT MATCH THE RECORD' : 'not held here (the service publishes records, not signatures)'}`,
+    ...(inLog !== undefined ? [`    log         ${inLog}`] : []),
   ];
+}
+
+/**
+ * The log's checkpoint checked against the one remembered (LogForkError: a fork), and
+ * each record's inclusion proven: a line per action hash. A record whose entry carries its
+ * own signature is re-verified from the entry with the record /verify answered.
+ */
+async function logLines(server: string, signatures: readonly Signature[], witnesses: readonly string[]): Promise<{ lines: LogLines; view: LogView | null; indexes: Record<string, number | null>; problem?: string }> {
+  const lines: LogLines = new Map();
+  const indexes: Record<string, number | null> = {};
+  let view: LogView;
+  try {
+    view = await viewLog(server);
+  } catch (err) {
+    if (err instanceof LogForkError) throw err;
+    return { lines, view: null, indexes, problem: `not checked: ${(err as Error).message}` };
+  }
+  const origin = view.checkpoint.checkpoint.origin;
+  let cosigned = `${view.otherSignatures} other signature${view.otherSignatures === 1 ? '' : 's'} (no --witness key to check them)`;
+  if (witnesses.length > 0) {
+    const k = verifyCheckpoint(view.note, { logKeys: [view.vkey], witnesses: [...witnesses] }).cosignatures.length;
+    cosigned = `cosigned by ${k} witness${k === 1 ? '' : 'es'} of ${witnesses.length}`;
+  }
+  for (const s of signatures) {
+    if (lines.has(s.action_hash)) continue;
+    try {
+      const found = await proveRecord(view, s.action_hash);
+      indexes[s.action_hash] = found?.index ?? null;
+      if (found === null) {
+        lines.set(s.action_hash, 'not under a checkpoint yet (try again in a second)');
+        continue;
+      }
+      const entry = found.entry as { record?: SignatureRecord };
+      if (entry.record !== undefined && (entry.record.file_hash !== s.file_hash || entry.record.signer !== s.signer || entry.record.signed_at !== s.signed_at)) {
+        lines.set(s.action_hash, `THE LOG'S ENTRY ${found.index} IS NOT THIS RECORD`);
+        continue;
+      }
+      lines.set(s.action_hash, `in the log at index ${found.index}, checkpoint ${found.size} signed by ${origin}, ${cosigned}`);
+    } catch (err) {
+      if (err instanceof LogForkError) throw err;
+      lines.set(s.action_hash, `PROOF REFUSED: ${(err as Error).message}`);
+    }
+  }
+  return { lines, view, indexes };
 }
 
 export const run: Command = async (args) => {
@@ -135,12 +193,22 @@ export const run: Command = async (args) => {
     process.stderr.write(`${visible(`provenant verify: refused: the server's record ${tampered.map((s) => s.action_hash).join(', ')} does not match the signature this machine holds for it`)}\n`);
     return 1;
   }
+  let log: Awaited<ReturnType<typeof logLines>>;
+  try {
+    log = await logLines(server, [...byHash.values()].flat().slice(0, 50), (values.witness ?? []) as string[]);
+  } catch (err) {
+    process.stderr.write(`${visible(`provenant verify: FORK: ${(err as Error).message}`)}\n`);
+    process.stderr.write('provenant verify: the server shows a history that contradicts one it showed before: do not trust its answers; keep the remembered checkpoint as evidence\n');
+    return FORK_EXIT;
+  }
   if (values.json) {
-    process.stdout.write(`${terminalJson({ exact, perceptual })}\n`);
+    const logJson = log.view === null ? { error: log.problem ?? null } : { origin: log.view.checkpoint.checkpoint.origin, size: log.view.checkpoint.checkpoint.size, indexes: log.indexes };
+    process.stdout.write(`${terminalJson({ exact, perceptual, log: logJson })}\n`);
     return 0;
   }
   const lines = [`${file}: ${exact.count} exact, ${perceptual.count} perceptual match${perceptual.count === 1 ? '' : 'es'} on ${server}`];
-  if (exact.count > 0) lines.push('', 'Exact (same SHA-256):', ...exact.signatures.flatMap((s) => describe(s, check(s, held), '  ')));
+  if (log.problem !== undefined) lines.push(`Transparency log: ${log.problem}`);
+  if (exact.count > 0) lines.push('', 'Exact (same SHA-256):', ...exact.signatures.flatMap((s) => describe(s, check(s, held), '  ', log.lines)));
   if (perceptual.match_type === 'none') lines.push('', 'Perceptual: not a media file the service fingerprints');
   for (const m of perceptual.signatures) {
     if (byHash.get(m.file_hash) === exact.signatures) {
@@ -149,7 +217,7 @@ export const run: Command = async (args) => {
     }
     const full = (byHash.get(m.file_hash) ?? []).filter((s) => s.signer === m.signer && s.signed_at === m.signed_at);
     lines.push('', `Perceptual, similarity ${m.similarity ?? 'unknown'}: file ${m.file_hash}`);
-    lines.push(...(full.length > 0 ? full.flatMap((s) => describe(s, check(s, held), '  ')) : [`  signer ${m.signer}, signed ${new Date(m.signed_at).toISOString()}, intent ${m.intent}, rights ${rights(m.content_rights as Signature['content_rights'])}`]));
+    lines.push(...(full.length > 0 ? full.flatMap((s) => describe(s, check(s, held), '  ', log.lines)) : [`  signer ${m.signer}, signed ${new Date(m.signed_at).toISOString()}, intent ${m.intent}, rights ${rights(m.content_rights as Signature['content_rights'])}`]));
   }
   const embedded = perceptual.embedded_record;
   if (embedded) {
