@@ -10,6 +10,9 @@ import canonicalize from 'canonicalize';
 import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
+import { perceptualHashes } from '../../src/media/fingerprint.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 let srv: TestServer;
 const S = '/api/v1/sign-it';
@@ -187,6 +190,42 @@ test('POST /verify-fuzzy {pdq}: finds images within 31 bits (quality >= 50) with
     assert.is(e.status, 400);
     assert.is(e.body.error, 'invalid_request');
   }
+});
+
+test('POST /verify-file of an image: found by ImagePHash or by PDQ, each answer saying matched_by (and pdq_distance for PDQ)', async () => {
+  const u = await cellUser();
+  const photo = new Uint8Array(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'media', 'fruits.jpg')));
+  const own = await perceptualHashes(photo);
+  const fp = own.fingerprint as { hash_type: string; hash_value: number[]; bands: number[][] };
+  const pdq = own.pdq_hash as { hash_type: 'PDQ'; hash_value: string; quality: number };
+  assert.is(pdq.hash_type, 'PDQ');
+  assert.ok(pdq.quality >= 50, `quality ${pdq.quality}`);
+  const inverted = fp.hash_value.map((b) => 255 - b);
+  const otherFp = { hash_type: 'ImagePHash', hash_value: inverted, bands: inverted.map((b) => [b]) };
+  const otherPdq = { ...pdq, hash_value: Buffer.from(pdq.hash_value, 'hex').map((b) => 255 - b).toString('hex') };
+  const files = { pdqOnly: hex(), hashOnly: hex(), both: hex(), neither: hex() };
+  for (const [file, body] of [
+    [files.pdqOnly, { perceptual_hash: otherFp, pdq_hash: pdq }],
+    [files.hashOnly, { perceptual_hash: fp }],
+    [files.both, { perceptual_hash: fp, pdq_hash: pdq }],
+    [files.neither, { perceptual_hash: otherFp, pdq_hash: otherPdq }],
+  ] as const) {
+    const r = await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: file, ...body } });
+    assert.is(r.status, 200, JSON.stringify(r.body));
+  }
+  const res = await fetch(`${srv.url}${S}/verify-file`, { method: 'POST', headers: { 'content-type': 'image/jpeg' }, body: photo });
+  const answer = (await res.json()) as { signatures: Record<string, unknown>[] };
+  assert.is(res.status, 200, JSON.stringify(answer));
+  const of = (file: string) => answer.signatures.find((s) => s.file_hash === file);
+  assert.is(of(files.pdqOnly)?.matched_by, 'PDQ');
+  assert.is(of(files.pdqOnly)?.pdq_distance, 0);
+  assert.is(of(files.pdqOnly)?.similarity, 100);
+  assert.is(of(files.hashOnly)?.matched_by, 'ImagePHash');
+  assert.not.ok('pdq_distance' in of(files.hashOnly)!);
+  assert.is(of(files.both)?.matched_by, 'ImagePHash');
+  assert.is(of(files.both)?.pdq_distance, 0);
+  assert.is(of(files.neither), undefined);
+  assert.is(answer.signatures.filter((s) => Object.values(files).includes(s.file_hash as string)).length, 3);
 });
 
 test.run();

@@ -4,8 +4,8 @@
 // (every stored record, whoever wrote it; revoked signatures keep matching, so
 // revocations change nothing here). Index ids are the records' seqs.
 import {
-  HASH_TYPES, IndexThread, MATCH_LIMIT, PDQ_MATCH_DISTANCE, actionHash, aiGenerationConflicts, imagePHashFromGrey72, parseRecord, verifyRecord,
-  type ContentCredentials, type Fingerprint, type HashType, type Match, type MatchQuery, type ProvenantRecordAssertion,
+  HASH_TYPES, IndexThread, MATCH_LIMIT, PDQ_MATCH_DISTANCE, PDQ_MIN_QUALITY, actionHash, aiGenerationConflicts, imagePHashFromGrey72, parseRecord, verifyRecord,
+  type ContentCredentials, type Fingerprint, type PdqFingerprint, type VpdqFingerprint, type HashType, type Match, type MatchQuery, type ProvenantRecordAssertion,
 } from 'provenant';
 import { ApiError } from '../errors.js';
 import { FeedFollower } from '../feed-follower.js';
@@ -41,6 +41,8 @@ interface ReducedText {
 export interface MatchedRecord {
   similarity: number | null;
   row: ReducedText;
+  /** The record's seq (from match()). */
+  seq?: number;
   /** Issue 28: which hash found it (answered only when set) and, for PDQ, at what distance. */
   matchedBy?: 'ImagePHash' | 'PDQ';
   pdqDistance?: number;
@@ -326,7 +328,7 @@ export class MatchingService {
     const out: MatchedRecord[] = [];
     for (const m of found) {
       const row = rows.get(m.id);
-      if (row !== undefined) out.push({ similarity: m.similarity, row });
+      if (row !== undefined) out.push({ similarity: m.similarity, row, seq: m.id });
     }
     // Merging two types' lists needs the same order again (decisions.md 3).
     if (hashTypes.length > 1) out.sort((a, b) => (b.similarity ?? -1) - (a.similarity ?? -1) || b.row.signed_at - a.row.signed_at);
@@ -409,6 +411,32 @@ export class MatchingService {
     return body(out);
   }
 
+  /**
+   * Issue 28, verify-file of an image: its matches by ImagePHash (at `threshold`) and by
+   * PDQ (any of `pdqHashes` within 31 bits), each record once with `matched_by` (the
+   * ImagePHash when both found it, with `pdq_distance` too) and sorted as one list
+   * (similarity, then signed_at), at most 100. Not cached: the answer cache knows bands only.
+   */
+  async answerImage(fp: Omit<MatchQuery, 'hash_type'>, pdqHashes: string[], threshold: number): Promise<string> {
+    const byHash = await this.match(fp, ['ImagePHash'], threshold);
+    const found = (await this.thread.pdqQuery(pdqHashes, PDQ_MATCH_DISTANCE)).slice(0, MATCH_LIMIT);
+    const rows = found.length === 0 ? new Map<number, ReducedText>() : await this.reducedRows(found.map((m) => ({ id: m.id, similarity: null })));
+    const byPdq = new Map<number, { row: ReducedText; distance: number }>();
+    for (const m of found) {
+      const row = rows.get(m.id);
+      if (row !== undefined) byPdq.set(m.id, { row, distance: m.distance });
+    }
+    const out: MatchedRecord[] = [];
+    for (const m of byHash) {
+      const p = m.seq === undefined ? undefined : byPdq.get(m.seq);
+      if (m.seq !== undefined) byPdq.delete(m.seq);
+      out.push({ ...m, matchedBy: 'ImagePHash', ...(p === undefined ? {} : { pdqDistance: p.distance }) });
+    }
+    for (const { row, distance } of byPdq.values()) out.push({ similarity: pdqSimilarity(distance), row, matchedBy: 'PDQ', pdqDistance: distance });
+    out.sort((a, b) => (b.similarity ?? -1) - (a.similarity ?? -1) || b.row.signed_at - a.row.signed_at);
+    return body(out.length > MATCH_LIMIT ? out.slice(0, MATCH_LIMIT) : out);
+  }
+
   /** Stops following the feed and ends the index thread. */
   async close(): Promise<void> {
     this.closed = true;
@@ -460,8 +488,14 @@ export async function verifyFile(
   deps: { matching: MatchingService; store: Store },
   fp: Fingerprint | null,
   credentials: ContentCredentials,
+  pdq: PdqFingerprint | VpdqFingerprint | null = null,
 ): Promise<string> {
-  const answer = fp === null ? body([], true) : (await deps.matching.answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD)).toString();
+  const byPdq = fp !== null && fp.hash_type === 'ImagePHash' && pdq !== null && pdq.hash_type === 'PDQ' && pdq.quality >= PDQ_MIN_QUALITY;
+  const answer = fp === null
+    ? body([], true)
+    : byPdq
+      ? await deps.matching.answerImage(fp, [pdq.hash_value], VERIFY_FILE_THRESHOLD)
+      : (await deps.matching.answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD)).toString();
   const embedded = credentials.present === true && credentials.provenant_record !== null ? await embeddedRecord(deps.store, credentials.provenant_record) : null;
   return withCredentials(answer, credentials, embedded);
 }

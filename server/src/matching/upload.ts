@@ -4,7 +4,7 @@
 // uploads cannot exhaust memory), and decoding only in the worker pool (the event
 // loop never decodes or hashes a file).
 import type { Context } from 'koa';
-import { FingerprintError, PoolError, type ContentCredentials, type Fingerprint, type FingerprintPool } from 'provenant';
+import { FingerprintError, PoolError, detectType, type ContentCredentials, type Fingerprint, type FingerprintPool, type PdqFingerprint, type VpdqFingerprint } from 'provenant';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { ApiError } from '../errors.js';
@@ -82,12 +82,15 @@ export async function fingerprintUpload(deps: Pick<UploadDeps, 'config' | 'log' 
 export interface ExaminedUpload {
   fingerprint: Fingerprint | null;
   content_credentials: ContentCredentials;
+  /** Issue 28: an image's PDQ from the same decode (null for other files, or when it could not be read). */
+  pdq_hash?: PdqFingerprint | VpdqFingerprint | null;
 }
 
 /** fingerprintUpload's answer and the upload's Content Credentials, read in the pool beside it under the same deadline. */
 export async function examineUpload(deps: Pick<UploadDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array): Promise<ExaminedUpload> {
   try {
-    return await deps.pool.examine(bytes);
+    // images only: PDQ comes from the same decode; a video's vPDQ would be a second ffmpeg run that verify-file does not use yet
+    return await deps.pool.examine(bytes, { pdq: detectType(bytes)?.kind === 'image' });
   } catch (err) {
     // a worker that crashed read neither: nothing is claimed about the credentials
     return { fingerprint: poolFailure(deps, err), content_credentials: { present: null, message: 'not read: the worker failed' } };
