@@ -31,8 +31,7 @@ const json = (schema: z.ZodType, io: 'input' | 'output' = 'output'): Schema => {
 // Every answer (and the requests the SDK sends) is defined once in the library's
 // provenant/api (src/api/); the requests the features validate with zod come from their
 // schema.ts. Nothing below redefines a shape: it says which operation answers which.
-const { hex64, ms, success } = api;
-const nullable = <T extends z.ZodType>(t: T) => t.nullable();
+const { hex64, success } = api;
 const errorBody = z.object({ error: z.enum(Object.keys(ERRORS) as [keyof typeof ERRORS]), message: z.string() }).catchall(z.unknown());
 
 // ---------------------------------------------------------------- operations
