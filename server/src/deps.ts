@@ -4,7 +4,7 @@
 import type { Context } from 'koa';
 import type { FingerprintPool } from 'provenant';
 import type { Config } from './config.js';
-import type { Store } from './store/types.js';
+import type { Store } from './store/index.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
 import type { MatchingService } from './matching/service.js';

@@ -1,4 +1,4 @@
-// A reader of the store's change feed (store/types.ts ChangeFeed) that keeps its own
+// A reader of the store's change feed (store/feed.ts ChangeFeed) that keeps its own
 // cursor: the verify cache and the match index each follow the feed through one, so
 // they see every committed write, whichever route, CLI or store call made it.
 //
@@ -7,7 +7,7 @@
 // has read past every wake so far. Between a wake and that read the follower is
 // `behind`: its owner must not trust what it holds (a cache bypasses itself, the
 // index waits with caughtUp()), so a client that wrote and then reads sees its write.
-import type { Change, ChangeFeed } from './store/types.js';
+import type { Change, ChangeFeed } from './store/index.js';
 import type { Logger } from './log.js';
 
 /** Changes read per since() call. */

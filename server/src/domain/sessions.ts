@@ -6,7 +6,7 @@ import { authChallenge, isAuthChallenge, normalizeAgentKey, parseAgentKey, parse
 import { verifyNothing, verifyPassword } from '../auth/passwords.js';
 import { issueSessionToken } from '../auth/tokens.js';
 import { DomainError } from '../errors.js';
-import { StoreConflictError, type User } from '../store/types.js';
+import { StoreConflictError, type User } from '../store/index.js';
 import { accountOf, createUserAccount, userOfToken, type Account } from './accounts.js';
 import type { DomainDeps } from './deps.js';
 import type { VerificationMailQueue } from './email-verification.js';

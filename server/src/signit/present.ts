@@ -2,7 +2,7 @@
 // response body of the feature is shaped here, from what the domain returns.
 import { didFromAgentKey, recordValueProblem, type FreeFormField } from 'provenant';
 import type { BatchOutcome } from '../domain/signing.js';
-import type { NewSignature, StoredSignature } from '../store/types.js';
+import type { NewSignature, StoredSignature } from '../store/index.js';
 
 /**
  * A stored free-form field as answered: null when it is beyond the limits a record is
