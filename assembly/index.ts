@@ -7,3 +7,4 @@ export { imageBands } from './bands';
 export { hammingDistance, hammingScan, hammingScanBytewise, hammingDistancesAt, hammingTopK, hammingResults, alignedSimilarity } from './hamming';
 export { sha256Init, sha256Update, sha256Final, sha256Digest, sha256ContextSize } from './sha256';
 export { hmacSha256Init, hmacSha256Reset, hmacSha256Update, hmacSha256Final, hmacSha256Mac, hmacSha256Digest, hmacSha256ContextSize } from './hmac';
+export { pdqFromPixels, pdqDihedralFromPixels } from './pdq/hash';

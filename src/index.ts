@@ -1,8 +1,8 @@
 // The package entry (`import ... from 'provenant'`): the library, the media
 // decoders that turn files into fingerprints, and the worker pool.
 export * from './lib/index.js';
-export { fingerprintFile, similarity } from './media/fingerprint.js';
-export type { FingerprintOptions } from './media/fingerprint.js';
+export { fingerprintFile, perceptualHashes, similarity } from './media/fingerprint.js';
+export type { FingerprintOptions, PerceptualHashes } from './media/fingerprint.js';
 export { FINGERPRINT_TIMEOUT_MS } from './media/deadline.js';
 export { FingerprintError } from './media/errors.js';
 export type { FingerprintErrorCode } from './media/errors.js';
@@ -18,3 +18,5 @@ export { integrityReport, classifyContent, checksFor, INTEGRITY_THRESHOLDS } fro
 export { readContentCredentials } from './media/c2pa.js';
 // The exit-code convention of the `provenant` commands, shared with the server's (serve, admin).
 export { USAGE_ERROR, UsageError } from './cli/usage.js';
+// Others' strings made safe for a terminal, for every printer (the CLI's, the server's admin).
+export { visible, visibleLines, terminalJson } from './lib/terminal-text.js';

@@ -3,7 +3,7 @@
 // the same deadline. Images are decoded, and credentials read, in this worker's decoder
 // sandbox, a process of its own (src/media/sandbox.ts): a decoder or reader crashing in
 // native code or WebAssembly fails that file only.
-import { fingerprintFile } from '../src/media/fingerprint.js';
+import { fingerprintFile, perceptualHashes } from '../src/media/fingerprint.js';
 import { FingerprintError, type FingerprintOutcome } from '../src/media/errors.js';
 import { SandboxError } from '../src/media/sandbox.js';
 import { workerSandbox } from '../src/pool/worker-sandbox.js';
@@ -16,12 +16,14 @@ export interface FingerprintTask {
   deadline?: number;
   /** Read the file's Content Credentials too (the answer's content_credentials). */
   credentials?: boolean;
+  /** Compute the file's PDQ too (the answer's pdq_hash; images from the same decode). */
+  pdq?: boolean;
 }
 
 /** This task's own deadline comes this much before the pool's (see below). */
 const DEADLINE_MARGIN_MS = 500;
 
-export default async function fingerprint({ buffer, deadline, credentials }: FingerprintTask): Promise<FingerprintOutcome | ExamineOutcome> {
+export default async function fingerprint({ buffer, deadline, credentials, pdq }: FingerprintTask): Promise<FingerprintOutcome | ExamineOutcome> {
   // The pool terminates this thread at its deadline. Decoders (ffmpeg, the sandbox) are
   // stopped a little before by this thread, which then answers the timeout itself: a
   // process whose parent thread was terminated is never reaped (it stays a zombie until
@@ -32,7 +34,8 @@ export default async function fingerprint({ buffer, deadline, credentials }: Fin
   const read = credentials ? contentCredentials(bytes, own) : undefined;
   let outcome: FingerprintOutcome;
   try {
-    outcome = { fingerprint: await fingerprintFile(bytes, { sandbox: workerSandbox(), deadline: own }) };
+    const options = { sandbox: workerSandbox(), deadline: own };
+    outcome = pdq ? await perceptualHashes(bytes, options) : { fingerprint: await fingerprintFile(bytes, options) };
   } catch (e) {
     if (!(e instanceof FingerprintError)) {
       read?.catch(() => {});

@@ -1,5 +1,5 @@
 // The Koa application: app-level middleware in a fixed order, then the feature
-// routers, each under its prefix (STYLE.md 8: src/server/<feature>/routes.ts).
+// routers, each under its prefix (STYLE.md 8: server/src/<feature>/routes.ts).
 import Koa, { type Context, type Next } from 'koa';
 import type { Router } from '@koa/router';
 import type { AppState } from './types.js';

@@ -54,6 +54,10 @@ export interface Config {
   uploadGraceMs: number;
   /** Bytes per second an upload must average once its grace is over, or it gets 408 (a slow client frees its slot). */
   uploadMinRate: number;
+  /** The change feed keeps at most this many of its newest changes (PROVENANT_FEED_MAX_CHANGES). */
+  feedMaxChanges: number;
+  /** ... and none older than this, in ms (PROVENANT_FEED_MAX_AGE_HOURS). */
+  feedMaxAgeMs: number;
 }
 
 export class ConfigError extends Error {
@@ -170,6 +174,9 @@ export function loadConfig(env: Env = process.env): Config {
   const uploadGraceMs = integer(env, 'PROVENANT_UPLOAD_GRACE_MS', 10_000, 0, 600_000);
   const uploadMinRate = integer(env, 'PROVENANT_UPLOAD_MIN_RATE', 64 * 1024, 1, 1024 * 1024 * 1024);
 
+  const feedMaxChanges = integer(env, 'PROVENANT_FEED_MAX_CHANGES', 1_000_000, 100, 1_000_000_000);
+  const feedMaxAgeMs = integer(env, 'PROVENANT_FEED_MAX_AGE_HOURS', 24, 1, 87_600) * 3_600_000;
+
   const metricsToken = read(env, 'PROVENANT_METRICS_TOKEN') ?? null;
   if (metricsToken !== null && !BEARER_TOKEN.test(metricsToken)) {
     throw new ConfigError('PROVENANT_METRICS_TOKEN', 'expected printable ASCII without spaces (a bearer token)');
@@ -201,6 +208,8 @@ export function loadConfig(env: Env = process.env): Config {
     idleTimeoutMs,
     uploadGraceMs,
     uploadMinRate,
+    feedMaxChanges,
+    feedMaxAgeMs,
   };
 }
 

@@ -36,6 +36,8 @@ export const ERRORS = {
   email_taken: [409, 'An account with this e-mail exists.'],
   username_taken: [409, 'An account with this username exists.'],
   agent_taken: [409, 'This agent key belongs to another account.'],
+  agent_unlinked: [403, 'This device key was unlinked from its account; it can no longer sign in or publish.'],
+  agent_required: [409, 'This device key cannot be unlinked.'],
   invalid_challenge: [400, 'The challenge is unknown, used or expired.'],
   invalid_signature: [400, 'The signature does not verify.'],
   invalid_verification_token: [400, 'The e-mail verification link is unknown, used or expired.'],

@@ -7,6 +7,14 @@
 // has read past every wake so far. Between a wake and that read the follower is
 // `behind`: its owner must not trust what it holds (a cache bypasses itself, the
 // index waits with caughtUp()), so a client that wrote and then reads sees its write.
+//
+// The feed keeps a window of recent changes (ChangeFeed.prune). A follower that finds
+// its cursor below the feed's horizon (a node stalled, cut off or asleep while the
+// window moved past it) cannot read what it missed: it takes the feed's latest seq,
+// has its owner reload what it follows from the tables (`reload`, as at a start), and
+// follows on from that seq. Proof that nothing was missed costs nothing in the usual
+// case: a read whose first change is cursor + 1 saw every change after the cursor;
+// only an empty read or one that starts later asks for the horizon (after the read).
 import type { Change, ChangeFeed } from './store/index.js';
 import type { Logger } from './log.js';
 
@@ -34,13 +42,23 @@ export class FeedFollower {
   private readonly unsubscribe: () => void;
   private readonly unsubscribeRemote: () => void;
 
-  /** Listens at once (a wake before start() is read after it); `apply` is awaited before the cursor moves. */
+  /** Times the follower fell behind the feed's window and had its owner reload. */
+  reloads = 0;
+
+  /**
+   * Listens at once (a wake before start() is read after it); `apply` is awaited before
+   * the cursor moves. `reload` is called when the follower has fallen behind the feed's
+   * window: it must bring what the owner holds up to date with the tables as they are
+   * when it runs (changes committed meanwhile are applied again after it: applying a
+   * change twice must be harmless); it is awaited while the follower is behind.
+   */
   constructor(
     private readonly feed: ChangeFeed,
     private readonly apply: (changes: Change[]) => void | Promise<void>,
     private readonly log: Logger,
     /** Named in log lines. */
     private readonly name: string,
+    private readonly reload: () => void | Promise<void>,
   ) {
     this.unsubscribe = feed.onAppend(() => this.wake());
     // another node's commit (or a notification channel back up): read since() as for ours
@@ -90,6 +108,11 @@ export class FeedFollower {
         for (;;) {
           const changes = await this.feed.since(this.cursor!, BATCH);
           if (this.closed) return;
+          if ((changes.length === 0 || changes[0].seq !== this.cursor! + 1) && (await this.feed.horizon()) > this.cursor!) {
+            await this.rejoin();
+            if (this.closed) return;
+            continue;
+          }
           if (changes.length > 0) {
             await this.apply(changes);
             this.cursor = changes[changes.length - 1].seq;
@@ -113,6 +136,16 @@ export class FeedFollower {
     } finally {
       this.reading = false;
     }
+  }
+
+  /** The window moved past the cursor: reload from the tables, then follow from the latest seq read before. */
+  private async rejoin(): Promise<void> {
+    const cursor = this.cursor;
+    const latest = await this.feed.latest();
+    this.log.warn('behind the change feed\'s window; reloading from the tables', { follower: this.name, cursor, latest });
+    await this.reload();
+    this.cursor = latest;
+    this.reloads += 1;
   }
 
   private settle(which: (w: Waiter) => boolean, how: (w: Waiter) => void): void {

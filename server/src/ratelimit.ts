@@ -147,6 +147,40 @@ export class RateLimitStores {
     return true;
   }
 
+  /**
+   * The client's window of a named limit, for limits that count a request only once its
+   * outcome is known (/oauth/token and /oauth/revoke: failures and successes in windows
+   * of their own): the count after adding `add` (0: a look that counts nothing) and when
+   * the window ends (epoch ms). Shared through Redis when it is there (INCRBY, the
+   * expiry set by the window's first request, and its time left, in one transaction);
+   * else, or when Redis fails, this node's own window, as take() falls back.
+   */
+  async window(limit: { name: string; max: number; durationMs: number }, client: string, add: 0 | 1): Promise<{ count: number; resetAt: number }> {
+    if (this.redis?.ready) {
+      try {
+        const key = `window:${limit.name}:${client}`;
+        const result = await this.redis.client.multi().incrby(key, add).pexpire(key, limit.durationMs, 'NX').pttl(key).exec();
+        const count = result?.[0]?.[1];
+        const ttl = result?.[2]?.[1];
+        if (typeof count === 'number' && typeof ttl === 'number') return { count, resetAt: Date.now() + Math.max(0, ttl) };
+      } catch {
+        // Redis went away mid-command: this node decides alone
+      }
+      this.fallbacks += 1;
+    } else if (this.redis) this.fallbacks += 1;
+    const windows = this.map(limit.name, 100_000);
+    const now = Date.now();
+    const entry = windows.get(client);
+    if (entry === undefined || entry.reset * 1000 <= now) {
+      if (add === 0) return { count: 0, resetAt: now + limit.durationMs };
+      windows.set(client, { reset: (now + limit.durationMs) / 1000, remaining: limit.max - 1, total: limit.max });
+      return { count: 1, resetAt: now + limit.durationMs };
+    }
+    // changed in place: the map stays in expiry order
+    entry.remaining -= add;
+    return { count: entry.total - entry.remaining, resetAt: entry.reset * 1000 };
+  }
+
   /** The map behind a named limit, if a route uses it (tests). */
   get(name: string): BoundedLimitMap | undefined {
     return this.maps.get(name);

@@ -7,6 +7,7 @@ import { sessionTokenVerifier, type TokenVerifier } from './auth/middleware.js';
 import { ContactRelay } from './contact/mailer.js';
 import { ConfigError, databaseFile, type Config } from './config.js';
 import { Parts, type PartHealth, type ServerDeps } from './deps.js';
+import { FeedPruner } from './feed-window.js';
 import { createLogger, type Logger } from './log.js';
 import { createMailTransport } from './mail/transport.js';
 import { VerificationMailer } from './mail/verification.js';
@@ -129,6 +130,15 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     const contentRightsCache = new VerifyCache(store.feed, log, { ttlSeconds: CONTENT_RIGHTS_MAX_AGE_SECONDS, name: 'content-rights cache' });
     parts.add({ name: 'content_rights_cache', health: () => ({ status: 'ok', answers_cached: contentRightsCache.size, seq: contentRightsCache.seq }), close: () => contentRightsCache.close() });
     await contentRightsCache.start();
+
+    // the change feed keeps a bounded window; followers behind it reload from the tables
+    const feedWindow = new FeedPruner(store.feed, { maxChanges: config.feedMaxChanges, maxAgeMs: config.feedMaxAgeMs }, log);
+    parts.add({
+      name: 'feed_window',
+      health: () => ({ status: 'ok', max_changes: config.feedMaxChanges, max_age_ms: config.feedMaxAgeMs, pruned: feedWindow.pruned, last_run_at: feedWindow.lastRunAt }),
+      close: () => feedWindow.close(),
+    });
+    feedWindow.start();
 
     // Redis holds what the nodes share and is short-lived: the rate-limit windows.
     let redis: SharedRedis | null = null;

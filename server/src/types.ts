@@ -1,6 +1,6 @@
 // What every feature router receives, and what the auth layer puts on ctx.state.
 
-/** The caller, as established by the auth middleware (src/server/auth/). */
+/** The caller, as established by the auth middleware (server/src/auth/). */
 export interface AuthState {
   userId: string;
   /** A JWT session token (decisions.md 5) or an OAuth access token (added with OAuth). */

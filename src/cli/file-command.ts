@@ -1,15 +1,18 @@
 // The shape shared by the library commands that read one file
 // (`provenant fingerprint|integrity|sha256 FILE [--json]`): argument checks, then JSON
 // or readable output; a missing or unreadable path, or a file that cannot be decoded,
-// is one line on stderr naming it, and exit code 1.
+// is one line on stderr naming it, and exit code 1. What a file says of itself (a C2PA
+// claim generator, ingredient titles) is others' text: every line goes through visible().
 import { parseArgs } from 'node:util';
+import { terminalJson, visible, visibleLines } from '../lib/terminal-text.js';
 import { readFailure } from '../media/errors.js';
 import type { Command } from './main.js';
 import { USAGE_ERROR } from './usage.js';
 
 const OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
-export function fileCommand<T>(name: string, compute: (file: string) => Promise<T>, readable: (value: T) => string): Command {
+/** `readable`: the answer as lines (a newline inside a line is others' text, printed escaped). */
+export function fileCommand<T>(name: string, compute: (file: string) => Promise<T>, readable: (value: T) => string[]): Command {
   const usage = `usage: provenant ${name} FILE [--json]\n`;
   const usageError = (message: string): number => {
     process.stderr.write(`provenant ${name}: ${message}\n${usage}`);
@@ -37,10 +40,10 @@ export function fileCommand<T>(name: string, compute: (file: string) => Promise<
     } catch (e) {
       // a system call's error (ENOENT, EISDIR, EACCES) is said the same way for every command
       const fromFileSystem = typeof (e as NodeJS.ErrnoException).syscall === 'string';
-      process.stderr.write(`provenant ${name}: ${(fromFileSystem ? readFailure(file, e) : (e as Error)).message}\n`);
+      process.stderr.write(`${visible(`provenant ${name}: ${(fromFileSystem ? readFailure(file, e) : (e as Error)).message}`)}\n`);
       return 1;
     }
-    process.stdout.write(`${json ? JSON.stringify(value) : readable(value)}\n`);
+    process.stdout.write(`${json ? terminalJson(value) : visibleLines(readable(value))}\n`);
     return 0;
   };
 }

@@ -5,7 +5,7 @@ import type { IntegrityReport } from '../lib/integrity.js';
 import { fileCommand } from './file-command.js';
 import { credentialsLines } from './credentials.js';
 
-function readable(r: IntegrityReport): string {
+function readable(r: IntegrityReport): string[] {
   const lines = [`checks: ${r.checks_performed.join(', ')}`];
   if (r.issues_found.length === 0) lines.push('no issues found');
   for (const i of r.issues_found) {
@@ -13,7 +13,7 @@ function readable(r: IntegrityReport): string {
     lines.push(`${i.severity.padEnd(8)} ${i.check}${where}: ${i.description}`);
   }
   lines.push(...credentialsLines(r.content_credentials));
-  return lines.join('\n');
+  return lines;
 }
 
 export const run = fileCommand('integrity', (file) => integrityReport(file), readable);

@@ -6,6 +6,7 @@
 // --help with its own usage on stdout (exit 0), and a usage error as usage.ts says.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { visible } from '../lib/terminal-text.js';
 import { packageRoot } from '../lib/wasm.js';
 import { USAGE_ERROR } from './usage.js';
 
@@ -32,12 +33,14 @@ async function serverCommand(name: string): Promise<{ run: Command }> {
 }
 
 const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
+  bench: () => import('./bench/index.js'),
   fingerprint: () => import('./fingerprint.js'),
   integrity: () => import('./integrity.js'),
   serve: () => serverCommand('serve'),
   sha256: () => import('./sha256.js'),
   vault: () => import('./vault.js'),
   verify: () => import('./verify.js'),
+  witness: () => import('./witness.js'),
   admin: () => serverCommand('admin'),
 };
 
@@ -63,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
   const load = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (load === undefined) {
     const what = name === undefined ? 'no command given' : `unknown ${name.startsWith('-') ? 'option' : 'command'} "${name}"`;
-    process.stderr.write(`provenant: ${what}\n${USAGE}`);
+    process.stderr.write(`${visible(`provenant: ${what}`)}\n${USAGE}`);
     return USAGE_ERROR;
   }
   return (await load()).run(args);
@@ -72,7 +75,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (e: unknown) => {
-    process.stderr.write(`provenant: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`${visible(`provenant: ${e instanceof Error ? e.message : String(e)}`)}\n`);
     process.exitCode = 1;
   },
 );

@@ -10,4 +10,4 @@ async function sha256OfFile(file: string): Promise<{ file: string; sha256: strin
   return { file, sha256: hasher.digestHex() };
 }
 
-export const run = fileCommand('sha256', sha256OfFile, (r) => `${r.sha256}  ${r.file}`);
+export const run = fileCommand('sha256', sha256OfFile, (r) => [`${r.sha256}  ${r.file}`]);

@@ -1,10 +1,13 @@
 // `provenant vault <init|sign|revoke|list|whoami|link|quota|serve|allow>`: the device
 // vault (decisions.md 2 and 5). Each subcommand parses its flags, calls src/vault/ and
 // prints a readable answer, or one JSON object with --json. A failure is one line on
-// stderr and exit 1; a wrong command line, its usage and exit 2.
+// stderr and exit 1; a wrong command line, its usage and exit 2. Everything printed goes
+// through visible()/terminalJson() (lib/terminal-text.ts): a request's fields, records
+// and the server's messages are others' text.
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InvalidFieldError, isHex64, type RecordContent } from '../lib/records.js';
+import { terminalJson, visible, visibleLines } from '../lib/terminal-text.js';
 import { ProvenantClient, type QuotaState } from '../sdk/client.js';
 import { VAULT_APPROVAL_TIMEOUT_MS, VAULT_DEFAULT_PORT } from '../sdk/vault.js';
 import { VaultCommandError } from '../vault/errors.js';
@@ -70,8 +73,9 @@ function parse(args: string[], options: ParseArgsConfig['options']): Ctx {
   return { values, positionals: parsed.positionals, keyFile: String(values.key ?? defaultKeyFile()), server, json: values.json === true };
 }
 
-function out(ctx: Ctx, json: unknown, readable: string): void {
-  process.stdout.write(ctx.json ? `${JSON.stringify(json)}\n` : readable.endsWith('\n') ? readable : `${readable}\n`);
+/** The answer on stdout: JSON, or the readable lines, each made visible (a newline inside one stays in it, escaped). */
+function out(ctx: Ctx, json: unknown, lines: string[]): void {
+  process.stdout.write(`${ctx.json ? terminalJson(json) : visibleLines(lines)}\n`);
 }
 
 function noPositionals(ctx: Ctx): void {
@@ -91,7 +95,7 @@ async function init(args: string[]): Promise<number> {
   }
   const key = createKeyFile(ctx.keyFile, passphrase);
   out(ctx, { agent_pub_key: key.agentPubKey, did: key.did },
-    `agent key  ${key.agentPubKey}\nDID        ${key.did}\nkey file   ${key.path} (${key.encrypted ? 'encrypted' : 'not encrypted'}, mode 0600)`);
+    [`agent key  ${key.agentPubKey}`, `DID        ${key.did}`, `key file   ${key.path} (${key.encrypted ? 'encrypted' : 'not encrypted'}, mode 0600)`]);
   return 0;
 }
 
@@ -143,7 +147,7 @@ function rightsLine(c: RecordContent): string {
   return parts.length > 0 ? parts.join(', ') : 'none declared';
 }
 
-function describeDraft(d: Draft): string {
+function describeDraft(d: Draft): string[] {
   const c = d.content;
   const fp = c.perceptual_hash as { hash_type?: string } | null;
   const issues = (c.integrity_report as { issues_found?: unknown[] } | null)?.issues_found?.length ?? 0;
@@ -156,7 +160,7 @@ function describeDraft(d: Draft): string {
     `    rights         ${rightsLine(c)}`,
     ...(c.comment !== null ? [`    comment        ${JSON.stringify(c.comment)}`] : []),
     ...(c.supersedes !== null ? [`    amends         ${c.supersedes}`] : []),
-  ].join('\n');
+  ];
 }
 
 function quotaLine(q: QuotaState): string {
@@ -182,24 +186,24 @@ async function sign(args: string[]): Promise<number> {
   }, {
     progress,
     approve: async (drafts, quota) => {
-      process.stderr.write(`To sign as ${vault.key.agentPubKey} and publish to ${ctx.server}:\n${drafts.map(describeDraft).join('\n')}\n${quotaLine(quota)}\n`);
+      process.stderr.write(`${visibleLines([`To sign as ${vault.key.agentPubKey} and publish to ${ctx.server}:`, ...drafts.flatMap(describeDraft), quotaLine(quota)])}\n`);
       return ctx.values.yes === true || confirm(`Sign and publish ${drafts.length} record${drafts.length === 1 ? '' : 's'}?`);
     },
   });
   const failed = results.filter((r) => r.error !== null);
   const summary = `${results.length - failed.length} published, ${failed.length} failed`;
   if (ctx.json) {
-    process.stdout.write(`${JSON.stringify({ results: results.map(({ file, file_hash, action_hash }) => ({ file, file_hash, action_hash })) })}\n`);
+    process.stdout.write(`${terminalJson({ results: results.map(({ file, file_hash, action_hash }) => ({ file, file_hash, action_hash })) })}\n`);
     process.stderr.write(`${summary}\n`);
   } else {
     const lines = results.map((r) => `${r.action_hash ?? 'FAILED'.padEnd(64)}  ${r.file}${r.error ? `: ${r.error}` : ''}`);
-    process.stdout.write(`${lines.join('\n')}\n${summary}\n`);
+    process.stdout.write(`${visibleLines([...lines, summary])}\n`);
   }
-  for (const f of failed) process.stderr.write(`provenant vault sign: ${f.file}: ${f.error}\n`);
+  for (const f of failed) process.stderr.write(`${visible(`provenant vault sign: ${f.file}: ${f.error}`)}\n`);
   const [only] = results;
   if (c2paOut !== null && only.action_hash !== null) {
     await writeSignedCopy(vault, only.file, c2paOut, only.record, only.action_hash, ctx.server);
-    process.stderr.write(`wrote ${c2paOut}: Content Credentials carrying the record, signed by this vault's key (readers report the signer untrusted: its certificate is self-issued)\n`);
+    process.stderr.write(`wrote ${visible(c2paOut)}: Content Credentials carrying the record, signed by this vault's key (readers report the signer untrusted: its certificate is self-issued)\n`);
   }
   return failed.length === 0 ? 0 : 1;
 }
@@ -219,7 +223,7 @@ async function revoke(args: string[]): Promise<number> {
     throw commandErrorOf(err, ctx.server);
   }
   vault.state.append({ kind: 'revocation', revocation, server: ctx.server });
-  out(ctx, { success: true, action_hash: actionHash }, `revoked ${actionHash}`);
+  out(ctx, { success: true, action_hash: actionHash }, [`revoked ${actionHash}`]);
   return 0;
 }
 
@@ -235,7 +239,7 @@ async function list(args: string[]): Promise<number> {
     revoked: revoked.has(e.action_hash), revoked_at: revoked.get(e.action_hash)?.revoked_at ?? null,
   }));
   const lines = records.map((r) => `${r.action_hash}  ${new Date(r.signed_at).toISOString()}  ${r.published ? 'published' : 'unpublished'}${r.revoked ? ', revoked' : ''}${r.supersedes ? `, amends ${r.supersedes.slice(0, 12)}` : ''}  ${r.file ?? r.file_hash}`);
-  out(ctx, { records }, records.length === 0 ? 'this vault has signed nothing yet' : lines.join('\n'));
+  out(ctx, { records }, records.length === 0 ? ['this vault has signed nothing yet'] : lines);
   return 0;
 }
 
@@ -246,7 +250,7 @@ async function whoami(args: string[]): Promise<number> {
   const session = new VaultState(key.path).session();
   const account = session ? { server: session.server, user_id: session.user_id, linked_at: session.linked_at } : null;
   out(ctx, { agent_pub_key: key.agentPubKey, did: key.did, key_file: key.path, encrypted: key.encrypted, account },
-    `agent key  ${key.agentPubKey}\nDID        ${key.did}\nkey file   ${key.path} (${key.encrypted ? 'encrypted' : 'not encrypted'})\naccount    ${account ? `${account.user_id} on ${account.server}` : 'not linked (provenant vault link)'}`);
+    [`agent key  ${key.agentPubKey}`, `DID        ${key.did}`, `key file   ${key.path} (${key.encrypted ? 'encrypted' : 'not encrypted'})`, `account    ${account ? `${account.user_id} on ${account.server}` : 'not linked (provenant vault link)'}`]);
   return 0;
 }
 
@@ -278,7 +282,7 @@ async function link(args: string[]): Promise<number> {
     const session = await client.vaultToken(signChallenge(vault, challenge));
     vault.state.saveSession({ server: ctx.server, token: session.token, user_id: session.user.id, agent_pub_key: vault.key.agentPubKey, linked_at: new Date().toISOString() });
     out(ctx, { user_id: session.user.id, agent_pub_key: vault.key.agentPubKey, server: ctx.server },
-      `linked ${vault.key.agentPubKey} to account ${session.user.id} on ${ctx.server}; session kept in ${vault.state.sessionFile}`);
+      [`linked ${vault.key.agentPubKey} to account ${session.user.id} on ${ctx.server}; session kept in ${vault.state.sessionFile}`]);
   } catch (err) {
     throw commandErrorOf(err, ctx.server);
   }
@@ -297,7 +301,7 @@ async function quota(args: string[]): Promise<number> {
   } catch (err) {
     throw commandErrorOf(err, ctx.server);
   }
-  out(ctx, q, `${quotaLine(q)}${q.allowed ? '' : `; blocked${q.upgrade_tier ? `, upgrade to ${q.upgrade_tier}` : ''}`}`);
+  out(ctx, q, [`${quotaLine(q)}${q.allowed ? '' : `; blocked${q.upgrade_tier ? `, upgrade to ${q.upgrade_tier}` : ''}`}`]);
   return 0;
 }
 
@@ -319,7 +323,7 @@ async function allow(args: string[]): Promise<number> {
     config.allowed_origins = [...set];
     state.saveConfig(config);
   }
-  out(ctx, config, config.allowed_origins.length === 0 ? 'no web origin may call vault serve' : config.allowed_origins.join('\n'));
+  out(ctx, config, config.allowed_origins.length === 0 ? ['no web origin may call vault serve'] : config.allowed_origins);
   return 0;
 }
 
@@ -331,7 +335,8 @@ function terminalApprovals(identity: string) {
     if (!head) return;
     const { request: r } = head;
     const c = r.content;
-    process.stdout.write([
+    // every field is the requesting app's text: one line each, nothing that moves the cursor
+    process.stdout.write(visibleLines([
       '',
       `Request ${r.id} from ${r.origin ?? 'a local app (no web origin)'}`,
       `  file hash   ${c.file_hash}`,
@@ -341,7 +346,7 @@ function terminalApprovals(identity: string) {
       ...(c.supersedes !== null ? [`  amends      ${c.supersedes}`] : []),
       `  publish     ${r.publish ? 'yes, from this device' : 'no: the signed record goes back to the app unpublished'}`,
       `Sign as ${identity}? [y/N] `,
-    ].join('\n'));
+    ]));
   };
   const answerHead = (line: string): void => {
     const head = queue.shift();
@@ -402,12 +407,12 @@ async function serve(args: string[]): Promise<number> {
       locked = false;
       process.stdout.write('vault unlocked\n');
     } catch (err) {
-      process.stdout.write(`${(err as Error).message}\n`);
+      process.stdout.write(`${visible((err as Error).message)}\n`);
     }
   });
   const origins = state.config().allowed_origins;
-  process.stdout.write(`vault serving ${key.agentPubKey} on ${service.url}${locked ? ' (locked: type the passphrase)' : ''}\n`
-    + `web origins allowed: ${origins.length > 0 ? origins.join(', ') : 'none (provenant vault allow ORIGIN)'}; Ctrl-C stops\n`);
+  process.stdout.write(`${visibleLines([`vault serving ${key.agentPubKey} on ${service.url}${locked ? ' (locked: type the passphrase)' : ''}`,
+    `web origins allowed: ${origins.length > 0 ? origins.join(', ') : 'none (provenant vault allow ORIGIN)'}; Ctrl-C stops`])}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
@@ -441,15 +446,15 @@ export const run: Command = async (args) => {
     return await subcommand(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`provenant vault ${name}: ${err.message}\n${USAGE}`);
+      process.stderr.write(`${visible(`provenant vault ${name}: ${err.message}`)}\n${USAGE}`);
       return USAGE_ERROR;
     }
     if (err instanceof InvalidFieldError) {
-      process.stderr.write(`provenant vault ${name}: ${flagOf(err.field)}: ${err.message}\n`);
+      process.stderr.write(`${visible(`provenant vault ${name}: ${flagOf(err.field)}: ${err.message}`)}\n`);
       return USAGE_ERROR;
     }
     if (err instanceof VaultCommandError) {
-      process.stderr.write(`provenant vault ${name}: ${(err as Error).message}\n`);
+      process.stderr.write(`${visible(`provenant vault ${name}: ${(err as Error).message}`)}\n`);
       return 1;
     }
     throw err;

@@ -5,11 +5,13 @@
 // signature this machine holds (the vault's log, or /my-signatures with the vault's
 // session) is re-verified offline; one that no longer matches its signature is refused
 // (exit 1). The service does not publish other signers' signatures, so theirs show as
-// "not held".
+// "not held". Every line goes through visible() (lib/terminal-text.ts): comments, custom
+// licences, display names, claim generators and the server's messages are others' text.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { fileSha256Hex } from '../lib/digest.js';
 import { actionHash, verifyRecord, type SignatureRecord } from '../lib/records.js';
+import { terminalJson, visible, visibleLines } from '../lib/terminal-text.js';
 import { readFailure } from '../media/errors.js';
 import { ProvenantClient, type MatchAnswer, type Signature, type VerifyAnswer } from '../sdk/client.js';
 import { ProvenantError } from '../sdk/errors.js';
@@ -70,7 +72,7 @@ function status(s: Signature): string {
   return s.superseded_by ? `superseded by ${s.superseded_by.slice(0, 12)}` : 'active';
 }
 
-function describe(s: Signature, checked: Check, prefix: string): string {
+function describe(s: Signature, checked: Check, prefix: string): string[] {
   return [
     `${prefix}${s.action_hash}`,
     `    signer      ${s.signer}${s.signer_display_name ? ` (${s.signer_display_name})` : ''}`,
@@ -79,7 +81,7 @@ function describe(s: Signature, checked: Check, prefix: string): string {
     ...(s.comment ? [`    comment     ${JSON.stringify(s.comment)}`] : []),
     `    status      ${status(s)}${s.supersedes ? `; amends ${s.supersedes.slice(0, 12)}` : ''}`,
     `    signature   ${checked === 'verified' ? 're-verified offline' : checked === 'tampered' ? 'DOES NOT MATCH THE RECORD' : 'not held here (the service publishes records, not signatures)'}`,
-  ].join('\n');
+  ];
 }
 
 export const run: Command = async (args) => {
@@ -87,7 +89,7 @@ export const run: Command = async (args) => {
   try {
     parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
-    process.stderr.write(`provenant verify: ${(err as Error).message}\n${USAGE}`);
+    process.stderr.write(`${visible(`provenant verify: ${(err as Error).message}`)}\n${USAGE}`);
     return USAGE_ERROR;
   }
   const { values, positionals } = parsed;
@@ -105,7 +107,7 @@ export const run: Command = async (args) => {
   try {
     bytes = new Uint8Array(await readFile(file));
   } catch (err) {
-    process.stderr.write(`provenant verify: ${readFailure(file, err).message}\n`);
+    process.stderr.write(`${visible(`provenant verify: ${readFailure(file, err).message}`)}\n`);
     return 1;
   }
   const client = new ProvenantClient({ baseUrl: server });
@@ -124,7 +126,7 @@ export const run: Command = async (args) => {
     }
   } catch (err) {
     const why = err instanceof ProvenantError && err.code === 'unreachable' ? `cannot reach the server: ${err.message}` : `the server refused: ${(err as Error).message}`;
-    process.stderr.write(`provenant verify: ${why}\n`);
+    process.stderr.write(`${visible(`provenant verify: ${why}`)}\n`);
     return 1;
   }
   const held = await heldSignatures(String(values.key ?? defaultKeyFile()), server);
@@ -134,11 +136,11 @@ export const run: Command = async (args) => {
     return 1;
   }
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ exact, perceptual })}\n`);
+    process.stdout.write(`${terminalJson({ exact, perceptual })}\n`);
     return 0;
   }
   const lines = [`${file}: ${exact.count} exact, ${perceptual.count} perceptual match${perceptual.count === 1 ? '' : 'es'} on ${server}`];
-  if (exact.count > 0) lines.push('', 'Exact (same SHA-256):', ...exact.signatures.map((s) => describe(s, check(s, held), '  ')));
+  if (exact.count > 0) lines.push('', 'Exact (same SHA-256):', ...exact.signatures.flatMap((s) => describe(s, check(s, held), '  ')));
   if (perceptual.match_type === 'none') lines.push('', 'Perceptual: not a media file the service fingerprints');
   for (const m of perceptual.signatures) {
     if (byHash.get(m.file_hash) === exact.signatures) {
@@ -147,7 +149,7 @@ export const run: Command = async (args) => {
     }
     const full = (byHash.get(m.file_hash) ?? []).filter((s) => s.signer === m.signer && s.signed_at === m.signed_at);
     lines.push('', `Perceptual, similarity ${m.similarity ?? 'unknown'}: file ${m.file_hash}`);
-    lines.push(...(full.length > 0 ? full.map((s) => describe(s, check(s, held), '  ')) : [`  signer ${m.signer}, signed ${new Date(m.signed_at).toISOString()}, intent ${m.intent}, rights ${rights(m.content_rights as Signature['content_rights'])}`]));
+    lines.push(...(full.length > 0 ? full.flatMap((s) => describe(s, check(s, held), '  ')) : [`  signer ${m.signer}, signed ${new Date(m.signed_at).toISOString()}, intent ${m.intent}, rights ${rights(m.content_rights as Signature['content_rights'])}`]));
   }
   const embedded = perceptual.embedded_record;
   if (embedded) {
@@ -157,6 +159,6 @@ export const run: Command = async (args) => {
   const credentials = credentialsLines(perceptual.content_credentials);
   if (credentials.length > 0) lines.push('', ...credentials);
   lines.push(...conflictLines(perceptual.conflicts));
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(`${visibleLines(lines)}\n`);
   return 0;
 };

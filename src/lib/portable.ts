@@ -8,6 +8,11 @@ export {
   imagePHashFromPixels, imageHashFromPixels, imagePHashFromGrey72, imageHashFromGrey72, resizeTo9x8,
 } from './dhash.js';
 export type { PixelChannels } from './dhash.js';
+export {
+  pdqHash, pdqDihedral, imageHashesFromPixels, pdqHex, pdqFromHex, pdqDistance, pdqBit, PDQ_BYTES, PDQ_DIHEDRAL,
+  pdqFingerprint, vpdqFingerprint, pdqExchangeLines,
+} from './pdq.js';
+export type { PdqHash, PdqDihedral, PdqDihedralName, PdqFingerprint, VpdqFingerprint, VpdqFrame } from './pdq.js';
 export { imageBands, bandKey } from './bands.js';
 export {
   hammingDistance, hammingSimilarity, similarityFromDistance, maxDistanceFor, scanHashes, topKHashes,

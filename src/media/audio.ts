@@ -11,6 +11,7 @@ import type { Fingerprint } from '../lib/types.js';
 import { deadlineOrDefault } from './deadline.js';
 import { FingerprintError } from './errors.js';
 import { decodeWithFfmpeg, streamWithFfmpeg } from './ffmpeg-audio.js';
+import { checkAudioStreams, checkStreamParameters } from './audio-params.js';
 import { parseWavMono, wavPrefixLength } from './wav.js';
 import { mixToMono, resampleTo11025, TARGET_RATE } from '../lib/resample.js';
 import '../lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
@@ -24,6 +25,8 @@ export interface DecodeAudioOptions {
   deadline?: number;
   /** Force a decoder (benchmarks and tests); the default is the faster one per format. */
   decoder?: 'js' | 'ffmpeg';
+  /** ffmpeg's memory limit in MB (default DECODER_DEFAULT_MEMORY_MB, memory-limit.ts; null: none). */
+  memoryLimitMb?: number | null;
 }
 
 /** Which decoder each format uses by default (see docs/audio.md for the measurements). */
@@ -53,6 +56,8 @@ class Collector {
 
   add(d: Decoded): void {
     if (d.samplesDecoded === 0 || d.channelData.length === 0) return;
+    // what the decoder found in the stream, which a chained stream can change midway (audio-params.ts)
+    checkStreamParameters({ sampleRate: d.sampleRate, channels: d.channelData.length }, 'the decoded stream');
     if (this.sampleRate === 0) this.sampleRate = d.sampleRate;
     this.parts.push(d.channelData.map((c) => c.subarray(0, d.samplesDecoded)));
     this.frames += d.samplesDecoded;
@@ -120,15 +125,17 @@ function int16ToFloat(s: Int16Array): Float32Array {
 
 /**
  * Decodes audio to 11025 Hz mono in [-1, 1], the first `maxSeconds` (default 120) seconds.
- * Rejects when the bytes cannot be decoded.
+ * Rejects when the bytes cannot be decoded, and before decoding when a stream declares
+ * parameters outside AUDIO_STREAM_LIMITS (audio-params.ts).
  */
 export async function decodeAudio(bytes: Uint8Array, format: AudioFormat, opts: DecodeAudioOptions = {}): Promise<Float32Array> {
   const maxSeconds = opts.maxSeconds ?? 120;
   const deadline = deadlineOrDefault(opts.deadline);
   const decoder = opts.decoder ?? DEFAULT_DECODER[format];
+  await checkAudioStreams(bytes, format);
   // Opus has no WebAssembly decoder here: always ffmpeg.
   if (decoder === 'ffmpeg' || format === 'ogg-opus') {
-    const pcm = await decodeWithFfmpeg(bytes, format, { maxSeconds, deadline });
+    const pcm = await decodeWithFfmpeg(bytes, format, { maxSeconds, deadline, memoryLimitMb: opts.memoryLimitMb });
     if (pcm.length === 0) throw new Error(`audio: ffmpeg decoded no ${format} samples`);
     return int16ToFloat(pcm);
   }
@@ -182,9 +189,11 @@ const MIN_SAMPLES = 4096 + 19 * 1365;
 export async function audioFingerprint(input: Uint8Array | string, format: AudioFormat, opts: DecodeAudioOptions = {}): Promise<Fingerprint | null> {
   const decoder = format === 'ogg-opus' ? 'ffmpeg' : (opts.decoder ?? DEFAULT_DECODER[format]);
   if (decoder === 'ffmpeg') {
+    await checkAudioStreams(input, format);
     // fingerprint ffmpeg's int16 output while it is still decoding (a path is read by ffmpeg)
     const stream = new ChromaprintStream();
-    const count = await streamWithFfmpeg(input, format, { maxSeconds: opts.maxSeconds ?? 120, deadline: opts.deadline }, (s) => stream.push(s));
+    const ffmpegOptions = { maxSeconds: opts.maxSeconds ?? 120, deadline: opts.deadline, memoryLimitMb: opts.memoryLimitMb };
+    const count = await streamWithFfmpeg(input, format, ffmpegOptions, (s) => stream.push(s));
     if (count === 0) throw new Error(`audio: ffmpeg decoded no ${format} samples`);
     const words = stream.finish();
     return count < MIN_SAMPLES ? null : audioFingerprintFromWords(words);

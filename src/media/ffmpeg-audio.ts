@@ -13,6 +13,8 @@ export interface FfmpegAudioOptions {
   maxSeconds?: number;
   /** Kill ffmpeg and reject at this instant, epoch ms (default: FINGERPRINT_TIMEOUT_MS from now; deadline.ts). */
   deadline?: number;
+  /** ffmpeg's memory limit in MB (default DECODER_DEFAULT_MEMORY_MB, memory-limit.ts; null: none). */
+  memoryLimitMb?: number | null;
 }
 
 const RESAMPLER = 'aresample=11025:resampler=swr:filter_size=16:phase_shift=8:linear_interp=1:cutoff=0.8';
@@ -52,7 +54,8 @@ export async function streamWithFfmpeg(
     input,
     pipeInput: typeof input !== 'string',
     demuxer: DEMUXER[format],
-    inputArgs: ['-loglevel', 'error'],
+    // the input's streams are printed (info), checked by runFfmpeg; no progress lines
+    inputArgs: ['-nostats'],
     outputArgs: [
       '-vn', '-sn', '-dn',
       '-af', `${RESAMPLER},aformat=sample_fmts=s16:channel_layouts=mono`,
@@ -63,6 +66,7 @@ export async function streamWithFfmpeg(
       '-f', 's16le', 'pipe:1',
     ],
     deadline: opts.deadline,
+    memoryLimitMb: opts.memoryLimitMb,
     // 11025 Hz * 2 bytes * maxSeconds, with room for the resampler's tail
     maxOutputBytes: Math.ceil(11025 * 2 * (maxSeconds + 1)),
     onStdout(chunk) {

@@ -2,15 +2,20 @@
 // FFMPEG_PATH or the one shipped by @ffmpeg-installer/ffmpeg. Every run reads only
 // its one input (-protocol_whitelist file,pipe, a forced demuxer so no playlist or
 // concat demuxer can open other files), takes no commands on stdin (-nostdin), and is
-// SIGKILLed at its deadline and when its output passes a byte cap.
+// SIGKILLed at its deadline and when its output passes a byte cap. It runs under the
+// decoders' memory limit (memory-limit.ts: RLIMIT_DATA, PROVENANT_DECODER_MEMORY_MB),
+// and the streams it prints once it has probed its input are checked before it decodes
+// (audio-params.ts): a stream outside the limits stops it (code `refused`).
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { deadlineOrDefault, msUntil } from './deadline.js';
+import { checkStreamParameters, StreamParametersError } from './audio-params.js';
+import { DECODER_DEFAULT_MEMORY_MB, memoryLimitScript } from './memory-limit.js';
 
-export type FfmpegErrorCode = 'missing' | 'timeout' | 'output_limit' | 'failed';
+export type FfmpegErrorCode = 'missing' | 'timeout' | 'output_limit' | 'refused' | 'failed';
 
 export class FfmpegError extends Error {
   override name = 'FfmpegError';
@@ -44,6 +49,10 @@ export interface FfmpegRun {
    * means the caller has all it needs, so ffmpeg is stopped and the run succeeds.
    */
   enough?: (stdoutBytes: number, stderr: string) => boolean;
+  /** The process's memory limit in MB (default DECODER_DEFAULT_MEMORY_MB; null: none). */
+  memoryLimitMb?: number | null;
+  /** Largest video frame an input stream may declare, in pixels (default: not checked). */
+  maxFramePixels?: number;
 }
 
 export interface FfmpegResult {
@@ -105,12 +114,15 @@ function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
   const maxOutput = run.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   return new Promise((resolvePromise, reject) => {
     const piped = inputPath === 'pipe:0';
-    const child = spawn(ffmpegPath(), args, { stdio: [piped ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const script = memoryLimitScript(run.memoryLimitMb === undefined ? DECODER_DEFAULT_MEMORY_MB : run.memoryLimitMb);
+    const [file, argv] = script === null ? [ffmpegPath(), args] : ['/bin/sh', ['-c', script, ffmpegPath(), ...args]];
+    const child = spawn(file, argv, { stdio: [piped ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let outBytes = 0;
     let stderr = '';
     let failure: FfmpegError | undefined;
     let satisfied = false;
+    let streamsChecked = false;
     const kill = (error: FfmpegError) => {
       failure ??= error;
       child.kill('SIGKILL');
@@ -135,6 +147,15 @@ function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (text: string) => {
       stderr += text;
+      if (!streamsChecked && !failure) {
+        // the input's streams are printed in full once the output's begin
+        const end = stderr.search(/^(Stream mapping:|Output #0)/m);
+        if (end >= 0) {
+          streamsChecked = true;
+          const why = refusedStream(stderr.slice(0, end), run.maxFramePixels);
+          if (why !== null) kill(new FfmpegError('refused', why));
+        }
+      }
       if (stderr.length > 2 * STDERR_KEEP) stderr = stderr.slice(-STDERR_KEEP);
     });
     child.on('error', (e: NodeJS.ErrnoException) => {
@@ -157,6 +178,35 @@ function spawnFfmpeg(run: FfmpegRun, inputPath: string): Promise<FfmpegResult> {
       child.stdin.end(run.input as Uint8Array);
     }
   });
+}
+
+/**
+ * Why an input stream that ffmpeg printed (its own probe: `Stream #0:1: Audio: vorbis,
+ * 536915012 Hz, stereo, ...` or `Video: h264 ..., 1920x1080 ...`) is refused, or null.
+ * Audio is held to AUDIO_STREAM_LIMITS (rate, and channels when printed as a number;
+ * 0, printed for what the probe did not find, is left to the decoder),
+ * video to `maxFramePixels`.
+ */
+export function refusedStream(dump: string, maxFramePixels?: number): string | null {
+  for (const m of dump.matchAll(/Stream #\d+:\d+[^\n]*?: (Audio|Video): ([^\n]*)/g)) {
+    try {
+      if (m[1] === 'Audio') {
+        // 0 is what ffmpeg prints for a value its probe did not find: that is not refused here
+        const rate = Number(/, (\d+) Hz/.exec(m[2])?.[1] ?? 0);
+        const channels = Number(/, (\d+) channels/.exec(m[2])?.[1] ?? 0);
+        checkStreamParameters({ sampleRate: rate || undefined, channels: channels || undefined }, 'an input stream');
+      } else if (maxFramePixels !== undefined) {
+        const size = /, (\d+)x(\d+)\b/.exec(m[2]);
+        if (size && Number(size[1]) * Number(size[2]) > maxFramePixels) {
+          return `refused before decoding: an input stream declares ${size[1]}x${size[2]} frames (over ${maxFramePixels} pixels)`;
+        }
+      }
+    } catch (e) {
+      if (e instanceof StreamParametersError) return e.message;
+      throw e;
+    }
+  }
+  return null;
 }
 
 /** The container duration ffmpeg printed ("Duration: 00:01:02.50"), in seconds, or null. */

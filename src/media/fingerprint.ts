@@ -7,10 +7,11 @@ import { fingerprintSimilarity } from '../lib/hamming.js';
 import type { Fingerprint } from '../lib/types.js';
 import { audioFingerprint, type AudioFormat } from './audio.js';
 import { deadlineOrDefault } from './deadline.js';
-import { decodeFailure, readFailure } from './errors.js';
-import { decodeImageForHash, type ImageDecodeOptions } from './image.js';
+import { decodeFailure, FingerprintError, readFailure } from './errors.js';
+import { decodeImageForHash, decodeImageHashes, type ImageDecodeOptions } from './image.js';
 import type { DecoderSandbox } from './sandbox.js';
-import { videoFingerprint } from './video.js';
+import { videoFingerprint, videoPdqFrames } from './video.js';
+import { pdqFingerprint, vpdqFingerprint, type PdqFingerprint, type VpdqFingerprint } from '../lib/pdq.js';
 
 export interface FingerprintOptions {
   /** When decoding gives up, epoch ms (default: FINGERPRINT_TIMEOUT_MS from now; deadline.ts): the sandbox's decode and ffmpeg stop by it. */
@@ -23,6 +24,11 @@ export interface FingerprintOptions {
    * this file (decode_failed) instead of the process.
    */
   sandbox?: DecoderSandbox;
+  /**
+   * ffmpeg's memory limit in MB (memory-limit.ts); default the sandbox's when one is
+   * given (PROVENANT_DECODER_MEMORY_MB on a server), else DECODER_DEFAULT_MEMORY_MB; null: none.
+   */
+  decoderMemoryMb?: number | null;
 }
 
 const DETECT_BYTES = 4096;
@@ -49,14 +55,15 @@ export async function fingerprintFile(pathOrBuffer: string | Uint8Array, opts: F
   const path = typeof pathOrBuffer === 'string' ? pathOrBuffer : null;
   const deadline = deadlineOrDefault(opts.deadline);
   let format = 'media';
+  const memoryLimitMb = opts.decoderMemoryMb !== undefined ? opts.decoderMemoryMb : opts.sandbox?.memoryLimitMb;
   try {
     const type = detectType(path === null ? (pathOrBuffer as Uint8Array) : await readHead(path));
     if (type === null) return null;
     format = type.format;
     // ffmpeg reads a path itself (video bytes go to a temp file, audio bytes through its
     // stdin), and a WAV file, read in process, only as far as its first 120 s.
-    if (type.kind === 'video') return await videoFingerprint(pathOrBuffer, type.format, { deadline });
-    if (type.kind === 'audio') return await audioFingerprint(pathOrBuffer, type.format as AudioFormat, { deadline });
+    if (type.kind === 'video') return await videoFingerprint(pathOrBuffer, type.format, { deadline, memoryLimitMb });
+    if (type.kind === 'audio') return await audioFingerprint(pathOrBuffer, type.format as AudioFormat, { deadline, memoryLimitMb });
     const bytes = path === null ? (pathOrBuffer as Uint8Array) : new Uint8Array(await readFile(path));
     const hash = opts.sandbox !== undefined
       ? await opts.sandbox.imageHash(bytes, type.format, opts.image, deadline)
@@ -81,5 +88,43 @@ export function similarity(a: Fingerprint, b: Fingerprint): number | null {
     return fingerprintSimilarity(a, b);
   } catch {
     return null;
+  }
+}
+
+/** A file's perceptual fingerprint and its PDQ (issue 28): what a record carries as perceptual_hash and pdq_hash. */
+export interface PerceptualHashes {
+  fingerprint: Fingerprint | null;
+  /** PDQ for an image, vPDQ for a video; null for audio and for files fingerprintFile gives null. */
+  pdq_hash: PdqFingerprint | VpdqFingerprint | null;
+}
+
+/**
+ * fingerprintFile's fingerprint and the file's PDQ: for an image both from one decode
+ * (in the sandbox when one is given); for a video the vPDQ of the frames VideoPHash
+ * samples (a second ffmpeg run). Rejects as fingerprintFile does.
+ */
+export async function perceptualHashes(pathOrBuffer: string | Uint8Array, opts: FingerprintOptions = {}): Promise<PerceptualHashes> {
+  const path = typeof pathOrBuffer === 'string' ? pathOrBuffer : null;
+  const deadline = deadlineOrDefault(opts.deadline);
+  let format = 'media';
+  try {
+    const type = detectType(path === null ? (pathOrBuffer as Uint8Array) : await readHead(path));
+    if (type === null) return { fingerprint: null, pdq_hash: null };
+    format = type.format;
+    if (type.kind === 'audio') return { fingerprint: await fingerprintFile(pathOrBuffer, { ...opts, deadline }), pdq_hash: null };
+    if (type.kind === 'video') {
+      const fingerprint = await fingerprintFile(pathOrBuffer, { ...opts, deadline });
+      return { fingerprint, pdq_hash: vpdqFingerprint(await videoPdqFrames(pathOrBuffer, type.format, { deadline })) };
+    }
+    const bytes = path === null ? (pathOrBuffer as Uint8Array) : new Uint8Array(await readFile(path));
+    const hashes = opts.sandbox !== undefined
+      ? await opts.sandbox.imageHashes(bytes, type.format, opts.image, deadline)
+      : await decodeImageHashes(bytes, type.format, opts.image);
+    const hash_value = Array.from(hashes.imagePHash);
+    return { fingerprint: { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) }, pdq_hash: pdqFingerprint(hashes.pdq) };
+  } catch (e) {
+    if (e instanceof FingerprintError) throw e;
+    const fromFileSystem = path !== null && typeof (e as NodeJS.ErrnoException).syscall === 'string';
+    throw fromFileSystem ? readFailure(path, e) : decodeFailure(format, e);
   }
 }

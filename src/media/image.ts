@@ -5,6 +5,7 @@
 import sharp from 'sharp';
 import type { MediaFormat } from '../lib/detect.js';
 import { imageHashFromPixels } from '../lib/dhash.js';
+import { imageHashesFromPixels, type PdqHash } from '../lib/pdq.js';
 import '../lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
 import { decodeBmp } from './bmp.js';
 
@@ -83,4 +84,22 @@ export async function decodeImagePixels(bytes: Uint8Array, format: MediaFormat, 
 export async function decodeImageForHash(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}): Promise<Uint8Array> {
   const px = await decodeImagePixels(bytes, format, options);
   return imageHashFromPixels(px.data, px.width, px.height, px.channels);
+}
+
+/** ImagePHash and PDQ of one image, from one decode. */
+export interface ImageHashes {
+  /** The 8 ImagePHash bytes. */
+  imagePHash: Uint8Array;
+  /** PDQ (src/lib/pdq.ts) of the same full-resolution pixels. */
+  pdq: PdqHash;
+}
+
+/**
+ * ImagePHash and PDQ of an image file's bytes from one full-resolution decode (PDQ is
+ * defined over every pixel, so shrink-on-load is not applied here). Throws when it
+ * cannot be decoded.
+ */
+export async function decodeImageHashes(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}): Promise<ImageHashes> {
+  const px = await decodeImagePixels(bytes, format, { ...options, shrinkOnLoad: false });
+  return imageHashesFromPixels(px.data, px.width, px.height, px.channels);
 }

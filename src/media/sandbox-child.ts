@@ -4,7 +4,7 @@
 // stay live while a decoder runs, and a process whose parent thread is gone does not linger.
 import sharp from 'sharp';
 import { msUntil } from './deadline.js';
-import { decodeImageForHash } from './image.js';
+import { decodeImageForHash, decodeImageHashes } from './image.js';
 import type { SandboxReply, SandboxRequest } from './sandbox.js';
 
 // Memory is bounded by the process's limit (sandbox.ts): libvips keeps no cache of
@@ -41,6 +41,8 @@ async function handle(req: SandboxRequest): Promise<unknown> {
   switch (req.op) {
     case 'image-hash':
       return decodeImageForHash(req.bytes, req.format, req.options);
+    case 'image-hashes':
+      return decodeImageHashes(req.bytes, req.format, req.options);
     case 'integrity':
       return (await import('./integrity.js')).integrityReport(req.bytes);
     case 'content-credentials':

@@ -23,13 +23,15 @@ import type { IntegrityReport } from '../lib/integrity.js';
 import type { ContentCredentials } from '../lib/content-credentials.js';
 import { compiledFile } from '../lib/wasm.js';
 import { deadlineOrDefault, msUntil } from './deadline.js';
-import { ImageDecodeError, type ImageDecodeOptions } from './image.js';
+import { ImageDecodeError, type ImageDecodeOptions, type ImageHashes } from './image.js';
+import { DECODER_DEFAULT_MEMORY_MB, memoryLimitScript } from './memory-limit.js';
 
 /** Times a request is sent again to a new process after an idle exit crossed it. */
 const MAX_RESENDS = 3;
 
 type RequestBody =
   | { op: 'image-hash'; bytes: Uint8Array; format: MediaFormat; options: ImageDecodeOptions }
+  | { op: 'image-hashes'; bytes: Uint8Array; format: MediaFormat; options: ImageDecodeOptions }
   | { op: 'integrity'; bytes: Uint8Array }
   | { op: 'content-credentials'; bytes: Uint8Array }
   | { op: 'abort' | 'hang' };
@@ -74,12 +76,8 @@ export interface DecoderSandboxOptions {
   memoryLimitMb?: number | null;
 }
 
-/**
- * The default memory limit of a sandbox process, in MB: what the largest accepted image
- * needs with room to spare (a 100-megapixel RGBA PNG, 16 bits deep, peaks at about
- * 890 MB: 400 MB of 8-bit pixels from libvips plus their copy in the kernel's memory).
- */
-export const SANDBOX_DEFAULT_MEMORY_MB = 1280;
+/** The default memory limit of a sandbox process, in MB (memory-limit.ts: the same for every decoder process). */
+export const SANDBOX_DEFAULT_MEMORY_MB = DECODER_DEFAULT_MEMORY_MB;
 
 export class DecoderSandbox {
   private child: ChildProcess | null = null;
@@ -87,11 +85,16 @@ export class DecoderSandbox {
   private nextId = 1;
   private closed = false;
   private readonly idleMs: number;
-  private readonly memoryLimitMb: number | null;
+  private readonly limitMb: number | null;
 
   constructor(options: DecoderSandboxOptions = {}) {
     this.idleMs = options.idleMs ?? 10_000;
-    this.memoryLimitMb = options.memoryLimitMb === undefined ? SANDBOX_DEFAULT_MEMORY_MB : options.memoryLimitMb;
+    this.limitMb = options.memoryLimitMb === undefined ? SANDBOX_DEFAULT_MEMORY_MB : options.memoryLimitMb;
+  }
+
+  /** The memory limit of its process in MB (null: none); ffmpeg runs beside it get the same (fingerprint.ts). */
+  get memoryLimitMb(): number | null {
+    return this.limitMb;
   }
 
   /** The process id of the current sandbox process, or null when none is running. */
@@ -102,6 +105,11 @@ export class DecoderSandbox {
   /** The 8-byte ImagePHash of an image file's bytes (a copy of them goes to the sandbox process). */
   imageHash(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}, deadline?: number): Promise<Uint8Array> {
     return this.request({ op: 'image-hash', bytes, format, options }, deadline) as Promise<Uint8Array>;
+  }
+
+  /** ImagePHash and PDQ of an image file's bytes, from one decode in the sandbox process. */
+  imageHashes(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}, deadline?: number): Promise<ImageHashes> {
+    return this.request({ op: 'image-hashes', bytes, format, options }, deadline) as Promise<ImageHashes>;
   }
 
   /** The integrity report (src/media/integrity.ts) of a file's bytes, made in the sandbox process. */
@@ -205,17 +213,14 @@ export class DecoderSandbox {
   }
 
   /**
-   * How the process is started under its memory limit: through /bin/sh, which sets
-   * RLIMIT_DATA (`ulimit -d`, in KiB) and then becomes node (exec: same pid, same IPC
-   * channel). Since Linux 4.7 RLIMIT_DATA counts every private writable mapping, so it
-   * bounds what libvips and the codecs allocate (malloc and mmap), the kernel's
+   * How the process is started under its memory limit (memory-limit.ts): through
+   * /bin/sh, which sets RLIMIT_DATA and then becomes node (exec: same pid, same IPC
+   * channel). RLIMIT_DATA bounds what libvips and the codecs allocate, the kernel's
    * WebAssembly memory and V8's heap alike; a V8 heap limit would bound only the last.
-   * A hard limit already lower is kept (ulimit fails; that limit still holds). Not on
-   * Windows, which has no such limit: there the process runs unlimited.
    */
   private memoryLimit(): { execPath?: string; execArgv: string[] } {
-    if (this.memoryLimitMb === null || process.platform === 'win32') return { execArgv: [] };
-    const script = `ulimit -d ${Math.round(this.memoryLimitMb * 1024)} 2>/dev/null; exec "$0" "$@"`;
+    const script = memoryLimitScript(this.limitMb);
+    if (script === null) return { execArgv: [] };
     return { execPath: '/bin/sh', execArgv: ['-c', script, process.execPath] };
   }
 

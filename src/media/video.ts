@@ -10,6 +10,7 @@
 import type { MediaFormat } from '../lib/detect.js';
 import type { Fingerprint } from '../lib/types.js';
 import { imageHashFromPixels } from '../lib/dhash.js';
+import { pdqHash, type PdqHash } from '../lib/pdq.js';
 import '../lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
 import { deadlineOrDefault } from './deadline.js';
 import { parseDuration, runFfmpeg } from './ffmpeg.js';
@@ -32,6 +33,8 @@ export interface VideoOptions {
   deadline?: number;
   /** Override VIDEO_FRAME_CELL; 0 keeps frames at full size (for measurements). */
   frameCell?: number;
+  /** ffmpeg's memory limit in MB (default DECODER_DEFAULT_MEMORY_MB, memory-limit.ts; null: none). */
+  memoryLimitMb?: number | null;
 }
 
 export class VideoDecodeError extends Error {
@@ -80,6 +83,8 @@ async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: 
       '-f', 'rawvideo', '-',
     ],
     deadline: options.deadline,
+    memoryLimitMb: options.memoryLimitMb,
+    maxFramePixels: MAX_VIDEO_FRAME_PIXELS,
     maxOutputBytes: cell > 0 ? maxFrames * frameBytes0 + 1 : 1 << 30,
     enough,
   });
@@ -102,23 +107,116 @@ async function sampleFrames(input: string | Uint8Array, demuxer: string, shift: 
   return { hashes, duration };
 }
 
+/**
+ * The frames decisions.md 3 samples, through `run` (a sampler started with its time
+ * shift and frame limit, answering how many frames it has): t = 0.5 s, 1.5 s, ... inside
+ * the clip, or for a clip under a second the one frame shown at its middle. Returns the
+ * run to take frames from, how many, and their times. VideoPHash and vPDQ both sample
+ * through it, so they hash the same frames.
+ */
+async function sampleClip<R extends { count: number; duration: number | null }>(
+  run: (shift: number, maxFrames: number) => Promise<R>,
+): Promise<{ sampled: R; keep: number; times: number[] }> {
+  const first = await run(0.5, MAX_VIDEO_FRAMES);
+  const d = first.duration;
+  if (d !== null && d > 0 && d < 1) {
+    // Under a second: the one frame shown at d / 2.
+    const middle = await run(1 - d / 2, 1);
+    if (middle.count > 0) return { sampled: middle, keep: middle.count, times: [d / 2] };
+  }
+  // The fps filter may flush one slot past the end; t = k + 0.5 must fall inside the clip.
+  const wanted = d !== null && d >= 1 ? framesWanted(d) : MAX_VIDEO_FRAMES;
+  const keep = Math.min(first.count, wanted);
+  if (keep === 0) throw new VideoDecodeError('no video frame decoded');
+  return { sampled: first, keep, times: Array.from({ length: keep }, (_, k) => k + 0.5) };
+}
+
 /** The concatenated frame hashes (8 bytes per sampled frame) of a video file. Throws when it cannot be decoded. */
 export async function videoFrameHashes(input: string | Uint8Array, format: MediaFormat, options: VideoOptions = {}): Promise<Uint8Array> {
   const demuxer = DEMUXER[format];
   if (demuxer === undefined) throw new VideoDecodeError(`not a video format: ${format}`);
   options = { ...options, deadline: deadlineOrDefault(options.deadline) };
-  const first = await sampleFrames(input, demuxer, 0.5, MAX_VIDEO_FRAMES, options);
-  const d = first.duration;
-  if (d !== null && d > 0 && d < 1) {
-    // Under a second: the one frame shown at d / 2.
-    const middle = await sampleFrames(input, demuxer, 1 - d / 2, 1, options);
-    if (middle.hashes.length > 0) return middle.hashes;
-  }
-  // The fps filter may flush one slot past the end; t = k + 0.5 must fall inside the clip.
-  const wanted = d !== null && d >= 1 ? framesWanted(d) : MAX_VIDEO_FRAMES;
-  const hashes = first.hashes.subarray(0, Math.min(first.hashes.length, wanted * 8));
-  if (hashes.length === 0) throw new VideoDecodeError('no video frame decoded');
-  return hashes;
+  const { sampled, keep } = await sampleClip(async (shift, maxFrames) => {
+    const s = await sampleFrames(input, demuxer, shift, maxFrames, options);
+    return { ...s, count: s.hashes.length / 8 };
+  });
+  return sampled.hashes.subarray(0, keep * 8);
+}
+
+// ---- vPDQ ------------------------------------------------------------------------
+//
+// vPDQ (Meta's video PDQ) here: the PDQ hash of each frame VideoPHash samples (the same
+// fps filter and times, through sampleClip). ffmpeg scales each picked frame to a
+// VPDQ_FRAME_SIZE square of RGB (area averaging), as Meta's vpdq-hash-video does with
+// its -s option: PDQ samples a 64 x 64 grid whatever the aspect, and a fixed size keeps
+// the stream's memory bounded. Frames are hashed as they arrive, one frame held at a time.
+
+/** Side of the square RGB frames vPDQ hashes. */
+export const VPDQ_FRAME_SIZE = 512;
+
+/** One vPDQ frame: its time in seconds, its PDQ hash and quality. */
+export interface VpdqFrameHash {
+  timestamp: number;
+  pdq: PdqHash;
+}
+
+async function samplePdqFrames(input: string | Uint8Array, demuxer: string, shift: number, maxFrames: number, options: VideoOptions): Promise<{ frames: PdqHash[]; count: number; duration: number | null }> {
+  const side = VPDQ_FRAME_SIZE;
+  const frameBytes = side * side * 3;
+  const frames: PdqHash[] = [];
+  const frame = new Uint8Array(frameBytes);
+  let filled = 0;
+  const take = (chunk: Buffer) => {
+    let at = 0;
+    while (at < chunk.length && frames.length < maxFrames) {
+      const n = Math.min(frameBytes - filled, chunk.length - at);
+      frame.set(chunk.subarray(at, at + n), filled);
+      filled += n;
+      at += n;
+      if (filled === frameBytes) {
+        frames.push(pdqHash(frame, side, side, 3));
+        filled = 0;
+      }
+    }
+  };
+  let duration: number | null = null;
+  let headerDone = false;
+  const enough = (_bytes: number, stderr: string): boolean => {
+    if (duration === null && !headerDone) {
+      duration = parseDuration(stderr);
+      headerDone = stderr.includes('Output #0');
+    }
+    return frames.length >= maxFrames || (duration !== null && frames.length >= Math.min(maxFrames, framesWanted(duration)));
+  };
+  const { stderr } = await runFfmpeg({
+    input,
+    demuxer,
+    inputArgs: ['-max_pixels', String(MAX_VIDEO_FRAME_PIXELS), '-t', String(MAX_VIDEO_FRAMES)],
+    outputArgs: [
+      '-map', '0:v:0', '-an', '-sn', '-dn',
+      '-vf', `setpts=PTS-STARTPTS+${shift}/TB,fps=fps=1:round=up,scale=${side}:${side}:flags=area,format=rgb24`,
+      '-frames:v', String(maxFrames),
+      '-f', 'rawvideo', '-',
+    ],
+    deadline: options.deadline,
+    maxOutputBytes: maxFrames * frameBytes + 1,
+    onStdout: take,
+    enough,
+  });
+  duration ??= parseDuration(stderr);
+  return { frames, count: frames.length, duration };
+}
+
+/**
+ * The vPDQ of a video file: one PDQ hash per frame VideoPHash samples, with its time
+ * (t = 0.5 s, 1.5 s, ...; a clip under a second: its middle). Throws when it cannot be decoded.
+ */
+export async function videoPdqFrames(input: string | Uint8Array, format: MediaFormat, options: VideoOptions = {}): Promise<VpdqFrameHash[]> {
+  const demuxer = DEMUXER[format];
+  if (demuxer === undefined) throw new VideoDecodeError(`not a video format: ${format}`);
+  options = { ...options, deadline: deadlineOrDefault(options.deadline) };
+  const { sampled, keep, times } = await sampleClip((shift, maxFrames) => samplePdqFrames(input, demuxer, shift, maxFrames, options));
+  return sampled.frames.slice(0, keep).map((pdq, i) => ({ timestamp: times[i], pdq }));
 }
 
 // ---- Bands -----------------------------------------------------------------------

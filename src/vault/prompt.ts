@@ -2,6 +2,7 @@
 // passphrase, then an approval, may come down one pipe; two readers would split it),
 // and the hidden passphrase prompt. Prompts go to stderr so stdout stays the answer.
 import { createInterface, type Interface } from 'node:readline';
+import { visible } from '../lib/terminal-text.js';
 
 let reader: { rl: Interface; lines: string[]; waiting: ((line: string | null) => void)[]; ended: boolean } | null = null;
 
@@ -48,7 +49,7 @@ export function closeStdin(): void {
 
 /** Asks a yes/no question on stderr and reads the answer line: only y or yes approves; end of input declines. */
 export async function confirm(question: string): Promise<boolean> {
-  process.stderr.write(`${question} [y/N] `);
+  process.stderr.write(`${visible(question)} [y/N] `);
   const answer = await nextLine();
   if (answer === null) process.stderr.write('\n');
   return answer !== null && /^\s*(y|yes)\s*$/i.test(answer);

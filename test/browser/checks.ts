@@ -9,7 +9,7 @@ export type Library = Pick<
   typeof BrowserEntry,
   | 'createSha256' | 'sha256Hex' | 'createHmacSha256' | 'hmacSha256Hex' | 'imageHashFromPixels' | 'imageBands'
   | 'hammingDistance' | 'fingerprintSimilarity' | 'MatchIndex' | 'resampleTo11025' | 'audioFingerprintFromSamples'
-  | 'walkPng' | 'crc32' | 'verifyRecord' | 'actionHash'
+  | 'walkPng' | 'crc32' | 'verifyRecord' | 'actionHash' | 'pdqHash' | 'pdqDihedral' | 'pdqHex'
 >;
 
 /** A decoded image: RGBA pixels and the file they came from. */
@@ -38,7 +38,7 @@ export interface CheckResult {
   fileHmac: string;
   textSha256: string;
   textHmac: string;
-  images: { name: string; hash: number[]; bands: number[][]; crc32: number; walkEnd: number | null; walkRecords: number | null }[];
+  images: { name: string; hash: number[]; bands: number[][]; pdq: string; pdqQuality: number; pdqDihedral: string[]; crc32: number; walkEnd: number | null; walkRecords: number | null }[];
   hamming: number;
   similarity: number | null;
   matches: { id: number; similarity: number | null }[];
@@ -64,10 +64,14 @@ export async function runChecks(lib: Library, input: CheckInput): Promise<CheckR
   const images = input.images.map((img) => {
     const hash = lib.imageHashFromPixels(img.pixels, img.width, img.height, 4);
     const walk = img.name.endsWith('.png') ? lib.walkPng(img.bytes) : null;
+    const pdq = lib.pdqHash(img.pixels, img.width, img.height, 4);
     return {
       name: img.name,
       hash: Array.from(hash),
       bands: lib.imageBands(hash),
+      pdq: pdq.hex,
+      pdqQuality: pdq.quality,
+      pdqDihedral: lib.pdqDihedral(img.pixels, img.width, img.height, 4).hashes.map(lib.pdqHex),
       crc32: lib.crc32(img.bytes),
       walkEnd: walk?.end ?? null,
       walkRecords: walk?.records.length ?? null,

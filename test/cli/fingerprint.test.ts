@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fingerprintFile } from '../../src/media/fingerprint.js';
+import { fingerprintFile, perceptualHashes } from '../../src/media/fingerprint.js';
+import type { VpdqFingerprint } from '../../src/lib/pdq.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const FIX = new URL('../fixtures/media/', import.meta.url).pathname;
@@ -55,6 +56,24 @@ test('a directory and a file that cannot be decoded exit 1 with the reason', () 
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+test('--pdq prints Meta\'s exchange text: hash,quality for an image (Meta\'s fixture value), frame,quality,hash,timestamp per frame for a video', async () => {
+  const bridge = new URL('../fixtures/pdq/images/reg-test-input/dih/bridge-1-original.jpg', import.meta.url).pathname;
+  const image = cli('fingerprint', '--pdq', bridge);
+  assert.is(image.status, 0, image.stderr);
+  assert.is(image.stdout, 'f8f8f0cee0f4a84f06370a22038f63f0b36e2ed596621e1d33e6b39c4e9c9b22,100\n');
+  const json = cli('fingerprint', bridge, '--pdq', '--json');
+  assert.equal(JSON.parse(json.stdout), { hash_type: 'PDQ', hash_value: 'f8f8f0cee0f4a84f06370a22038f63f0b36e2ed596621e1d33e6b39c4e9c9b22', quality: 100 });
+  const video = cli('fingerprint', '--pdq', FIX + 'vtest.avi');
+  assert.is(video.status, 0, video.stderr);
+  const frames = ((await perceptualHashes(FIX + 'vtest.avi')).pdq_hash as VpdqFingerprint).frames;
+  assert.is(video.stdout, frames.map((f, i) => `${i},${f.quality},${f.hash_value},${(i + 0.5).toFixed(3)}\n`).join(''));
+  assert.match(video.stdout, /^(\d+,\d+,[0-9a-f]{64},\d+\.\d{3}\n){4}$/);
+  const audio = cli('fingerprint', '--pdq', new URL('../fixtures/audio/machine-wars-6s.wav', import.meta.url).pathname);
+  assert.is(audio.status, 0);
+  assert.match(audio.stdout, /^null \(PDQ is for images and video/);
+  assert.is(cli('fingerprint', '--pdq').status, 2);
 });
 
 test('usage errors and unknown commands exit 2 (usage.test.ts covers every command)', () => {

@@ -34,9 +34,13 @@ const show = (args: string[], r: Run) => `provenant ${args.join(' ')} -> ${r.sta
 // Every command and subcommand, as typed before its flags.
 const COMMANDS: string[][] = [
   ['serve'],
+  ['bench'],
   ['fingerprint'],
   ['integrity'],
   ['sha256'],
+  ['witness'],
+  ['witness', 'serve'],
+  ['witness', 'key'],
   ['admin'],
   ['admin', 'create-user'],
   ['admin', 'create-org'],

@@ -3,9 +3,10 @@
 // redirect URI: a page, never a redirect; the rest: a redirect with error,
 // error_description, state and iss); redirect URI near-misses; state round-tripping;
 // the sign-in and consent pages (CSP, cookies, CSRF); consent recorded once.
+import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, testEngine, type TestServer } from '../helpers/server.js';
+import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { authorizeQuery, Browser, newAccount, outbox, PASSWORD, pkce, registerApp, type TestApp } from './support.js';
 
 const test = suite('oauth authorize');
@@ -83,6 +84,50 @@ test('redirect_uri near-misses of a registered URI: an error page each, never a 
   const missing = await browser.request(`/oauth/authorize?${authorizeQuery(app, { redirect_uri: undefined })}`);
   assert.is(missing.status, 400);
   assert.match(missing.html, /redirect_uri: required/);
+});
+
+test('issue 25 item 5: redirect URIs: https, http only on a loopback host, a native app\'s private-use scheme; refused at registration naming the rule', async () => {
+  const owner = await srv.register();
+  const register = (uri: string) => apiRequest(srv.url, 'POST', '/api/v1/developer/apps', { token: owner.token, body: { name: 'x', redirect_uris: [uri] } });
+  for (const uri of ['https://app.example/cb', 'http://127.0.0.1:9000/cb', 'http://127.5.6.7/cb', 'http://[::1]:8080/cb', 'http://localhost:3000/cb', 'com.example.app:/oauth2redirect']) {
+    const r = await register(uri);
+    assert.is(r.status, 201, `${uri}: ${r.text}`);
+  }
+  for (const [uri, message] of [
+    ['http://evil.example/cb', /redirect_uris\.0: http is allowed only for loopback hosts .*register https:\/\/evil\.example\/cb instead/],
+    ['http://10.0.0.1/cb', /http is allowed only for loopback hosts/],
+    ['http://127.0.0.1.evil.example/cb', /http is allowed only for loopback hosts/],
+    ['javascript:alert(1)', /"javascript:" is neither https/],
+    ['data:text/html,hi', /"data:" is neither https/],
+    ['myapp:/cb', /private-use scheme of a native app \(reverse domain name/],
+  ] as const) {
+    const r = await register(uri);
+    assert.equal([r.status, r.body.error], [400, 'invalid_request'], uri);
+    assert.match(r.body.message, message, uri);
+  }
+});
+
+test('issue 25 item 5: an app registered before the rule with a plain-http URI gets no code there: an error page naming the fix, never a redirect', async () => {
+  const owner = await srv.register();
+  // stored as the old registration accepted it (the rule now refuses it at the API)
+  const legacy = await srv.deps.store.accounts.createApp({ id: randomUUID(), orgId: null, ownerId: owner.user.id, name: 'Old app', redirectUris: ['http://evil.example/cb'], scopes: ['openid'] });
+  const { browser } = await signedIn();
+  const r = await browser.request(`/oauth/authorize?${authorizeQuery({ clientId: legacy.id, redirectUri: 'http://evil.example/cb', ownerToken: owner.token })}`);
+  assert.is(r.status, 400);
+  assert.is(r.location, null, 'no redirect: the code would travel in clear');
+  assert.match(r.html, /http is allowed only for loopback hosts/);
+  assert.match(r.html, /register https:\/\/evil\.example\/cb instead/);
+  assert.match(r.html, /must register an allowed redirect URI/);
+});
+
+test('a native app\'s private-use scheme gets its code there', async () => {
+  const native = await registerApp(srv, ['openid'], ['com.example.gallery:/oauth2redirect']);
+  const account = await newAccount(srv);
+  const back = await new Browser(srv.url).authorize(authorizeQuery(native), account);
+  assert.is(back.protocol, 'com.example.gallery:');
+  assert.is(back.pathname, '/oauth2redirect');
+  assert.ok(back.searchParams.get('code'));
+  assert.is(back.searchParams.get('state'), 'st-123');
 });
 
 test('the client checks come first: an unknown client with every other parameter wrong is still a page', async () => {

@@ -5,6 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { s256, verifierMatches } from '../../server/src/domain/oauth.js';
 import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { newSigner, S } from '../public/support.js';
@@ -404,6 +405,54 @@ test('rate limits: 50/min per client on token and revoke, 500/min per token on u
     const info = await apiRequest(limited.url, 'GET', '/oauth/userinfo', { token: 'pvat_x' });
     assert.is(info.headers.get('x-ratelimit-limit'), '500');
     assert.is(info.headers.get('x-ratelimit-remaining'), '499');
+  } finally {
+    await limited.close();
+  }
+});
+
+/** A JSON POST from a chosen loopback source address (127.0.0.1, 127.0.0.2: two callers on one machine). */
+function postFrom(base: string, localAddress: string, path: string, payload: unknown): Promise<{ status: number; body: any; headers: Record<string, string | string[] | undefined> }> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(payload);
+    const req = httpRequest(new URL(path, base), { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'), headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+test('issue 25 item 2: junk for a client from one address does not lock the client out: failures count per client and address, successes per client', async () => {
+  const limited = await startTestServer({}, { engine: testEngine(import.meta.url) });
+  try {
+    const victim = await registerApp(limited, ['openid']);
+    const account = await newAccount(limited);
+    const { verifier, challenge } = pkce();
+    const code = (await new Browser(limited.url).authorize(authorizeQuery(victim, {}, challenge), account)).searchParams.get('code')!;
+    const attacker = '127.0.0.2';
+    const junk = { grant_type: 'refresh_token', refresh_token: 'pvrt_junk', client_id: victim.clientId };
+    const answers: number[] = [];
+    for (let i = 0; i < 60; i++) answers.push((await postFrom(limited.url, attacker, '/oauth/token', junk)).status);
+    assert.equal([answers.slice(0, 50).every((s) => s === 400), answers.slice(50).every((s) => s === 429)], [true, true], 'the junk address is limited after 50');
+    const exchanged = await postFrom(limited.url, '127.0.0.1', '/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: victim.redirectUri, client_id: victim.clientId, code_verifier: verifier });
+    assert.is(exchanged.status, 200, `the client's real exchange from another address: ${JSON.stringify(exchanged.body)}`);
+    assert.is(exchanged.headers['x-ratelimit-limit'], '50');
+
+    // revoke: revocations that revoke nothing are failures of their address
+    for (let i = 0; i < 51; i++) await postFrom(limited.url, attacker, '/oauth/revoke', { token: `pvrt_junk${i}`, client_id: victim.clientId });
+    assert.is((await postFrom(limited.url, attacker, '/oauth/revoke', { token: 'pvrt_more', client_id: victim.clientId })).status, 429);
+
+    // successes are the client's own budget: 50 a minute, from any address
+    const refresh = exchanged.body.refresh_token;
+    const refreshes: number[] = [];
+    for (let i = 0; i < 50; i++) refreshes.push((await postFrom(limited.url, i % 2 ? '127.0.0.1' : '127.0.0.3', '/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: victim.clientId })).status);
+    assert.equal(refreshes.filter((s) => s === 200).length, 49, 'the exchange and 49 refreshes');
+    assert.is(refreshes[49], 429);
+    const revoked = await postFrom(limited.url, '127.0.0.1', '/oauth/revoke', { token: refresh, client_id: victim.clientId });
+    assert.is(revoked.status, 200, 'the revoke endpoint has its own window');
+    assert.is((await postFrom(limited.url, '127.0.0.1', '/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: victim.clientId })).status, 429);
   } finally {
     await limited.close();
   }

@@ -1,7 +1,8 @@
 // POST /contact, the blind relay (spec 4.13): one answer for every case, byte for byte;
 // messages queued and sent in the background, to a real SMTP server (smtp-server on
-// loopback) or, without SMTP, into the outbox as .eml files; From the service, Reply-To
-// the sender, the signer's address only in the envelope; header injection neutralised.
+// loopback) or, without SMTP, into the outbox as .eml files; From the service, To the
+// signer, Reply-To the sender, no other address anywhere; only to verified addresses;
+// header injection neutralised.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
@@ -71,17 +72,27 @@ function headersOf(eml: string): [string, string][] {
 
 const named = (h: [string, string][], name: string) => h.filter(([n]) => n === name).map(([, v]) => v);
 
+/** Every e-mail address anywhere in a message (headers and body), but the Message-ID's id. */
+function addressesIn(eml: string): string[] {
+  const unfolded = eml.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/).filter((line) => !/^message-id:/i.test(line)).join('\n');
+  return [...new Set(unfolded.match(/[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g) ?? [])].sort();
+}
+
 // ---------------------------------------------------------------- the outbox (no SMTP)
 
-const relay = suite<{ srv: TestServer; optedIn: Signer; silent: Signer; profile: Signer; fileOpen: string; fileClosed: string }>('contact relay, outbox');
+const relay = suite<{ srv: TestServer; optedIn: Signer; silent: Signer; profile: Signer; unverified: Signer; fileOpen: string; fileClosed: string; fileUnverified: string }>('contact relay, outbox');
 
 relay.before(async (ctx) => {
   ctx.srv = await startTestServer({ PROVENANT_TRUST_PROXY: '1', PROVENANT_MAIL_FROM: 'relay@provenant.example' }, { engine });
   ctx.optedIn = await newSigner(ctx.srv, { email: `open-${Date.now()}@signer.example` });
   ctx.silent = await newSigner(ctx.srv, { email: `closed-${Date.now()}@signer.example` });
   ctx.profile = await newSigner(ctx.srv, { email: `profile-${Date.now()}@signer.example`, contactOptIn: true });
+  // opted in everywhere, but the address was never confirmed: counts as not opted in
+  ctx.unverified = await newSigner(ctx.srv, { email: `unverified-${Date.now()}@signer.example`, contactOptIn: true, verified: false });
   ctx.fileOpen = hex();
   ctx.fileClosed = hex();
+  ctx.fileUnverified = hex();
+  await sign(ctx.srv, ctx.unverified, { file_hash: ctx.fileUnverified, content_rights: { contact_preference: 'allow_contact_requests' } });
   await sign(ctx.srv, ctx.optedIn, { file_hash: ctx.fileOpen, content_rights: { license: 'cc-by', contact_preference: 'allow_contact_requests' } });
   await sign(ctx.srv, ctx.silent, { file_hash: ctx.fileClosed, content_rights: { contact_preference: 'no_contact' } });
   await ctx.srv.deps.verificationMail.idle(); // the signers' address-verification mails are in the outbox before any count
@@ -97,6 +108,8 @@ relay('every case answers the same status, headers and bytes: invalid, unknown, 
     ['unknown signer', request(unknown, { file_hash: hex() })],
     ['profile contact, opted in', request(ctx.profile)],
     ['profile contact, not opted in', request(ctx.silent)],
+    ['opted in, address not verified', request(ctx.unverified, { file_hash: ctx.fileUnverified })],
+    ['profile contact opted in, address not verified', request(ctx.unverified)],
     ['missing sender_email', request(ctx.optedIn, { file_hash: ctx.fileOpen, sender_email: undefined })],
     ['message over 500 characters', request(ctx.optedIn, { file_hash: ctx.fileOpen, message: 'x'.repeat(501) })],
     ['bad file_hash', request(ctx.optedIn, { file_hash: 'nope' })],
@@ -123,15 +136,17 @@ relay('every case answers the same status, headers and bytes: invalid, unknown, 
   await srv.deps.contactRelay.idle();
 });
 
-relay('delivered to the outbox only where the signer opted in: one .eml per message, 0600, From the service, Reply-To the sender, the signer only in the envelope', async (ctx) => {
+relay('delivered to the outbox only where the signer opted in with a verified address: one .eml per message, 0600, From the service, To the signer, Reply-To the sender, no other address', async (ctx) => {
   const { srv } = ctx;
   const before = outbox(srv).length;
   await contact(srv, request(ctx.optedIn, { file_hash: ctx.fileOpen, message: 'Hello from the outbox test', sender_name: 'Outbox Tester' }));
   await contact(srv, request(ctx.silent, { file_hash: ctx.fileClosed, message: 'never delivered' }));
   await contact(srv, request(ctx.silent, { message: 'never delivered either' }));
+  await contact(srv, request(ctx.unverified, { file_hash: ctx.fileUnverified, message: 'not to an unconfirmed address' }));
+  await contact(srv, request(ctx.unverified, { message: 'nor through the profile' }));
   await srv.deps.contactRelay.idle();
   const mails = outbox(srv).slice(before);
-  assert.is(mails.length, 1, 'only the opted-in signer gets mail');
+  assert.is(mails.length, 1, 'only the opted-in signer with a verified address gets mail');
   const [mail] = mails;
   assert.is(mail.mode, 0o600);
   assert.equal(mail.envelope, { from: 'relay@provenant.example', to: [ctx.optedIn.email] });
@@ -140,10 +155,11 @@ relay('delivered to the outbox only where the signer opted in: one .eml per mess
   assert.match(named(h, 'from')[0], /<relay@provenant\.example>$/);
   assert.equal(named(h, 'bcc'), []);
   assert.equal(named(h, 'cc'), []);
-  assert.equal(named(h, 'to'), [], 'no To header: the signer is only in the envelope');
+  assert.equal(named(h, 'to'), [ctx.optedIn.email], 'To: the signer, their own address alone');
   assert.equal(named(h, 'reply-to'), ['Outbox Tester <bea@buyer.example>']);
-  assert.not.ok(mail.eml.includes(ctx.optedIn.email), "the signer's address is nowhere in the message");
+  assert.is(mail.eml.split(ctx.optedIn.email).length - 1, 1, "the signer's address only in To");
   assert.is(mail.eml.split('bea@buyer.example').length - 1, 1, "the sender's address only in Reply-To");
+  assert.equal(addressesIn(mail.eml), ['bea@buyer.example', ctx.optedIn.email, 'relay@provenant.example'].sort(), 'no other address anywhere');
   assert.ok(mail.eml.includes('Hello from the outbox test'));
   assert.ok(mail.eml.includes(ctx.fileOpen));
   assert.is(await srv.deps.store.contacts.pending(), 0, 'delivered and dropped requests leave the queue');
@@ -231,7 +247,7 @@ smtp.after(async ({ srv, server }) => {
   await server.close();
 });
 
-smtp('delivered over SMTP: envelope to the signer, one From, no Bcc, the sender only in Reply-To, no outbox file', async (ctx) => {
+smtp('delivered over SMTP: envelope and To the signer, one From, no Cc or Bcc, the sender only in Reply-To, no other address, no outbox file', async (ctx) => {
   const { srv } = ctx;
   const r = await contact(srv, request(ctx.signer, { file_hash: ctx.file, message: 'over real SMTP' }));
   assert.is(r.status, 200);
@@ -244,10 +260,12 @@ smtp('delivered over SMTP: envelope to the signer, one From, no Bcc, the sender 
   assert.is(named(h, 'from').length, 1);
   assert.match(named(h, 'from')[0], /<relay@provenant\.example>$/);
   assert.equal(named(h, 'bcc'), []);
-  assert.equal(named(h, 'to'), []);
+  assert.equal(named(h, 'cc'), []);
+  assert.equal(named(h, 'to'), [ctx.signer.email], 'To: the signer (SpamAssassin MISSING_HEADERS otherwise)');
   assert.equal(named(h, 'reply-to'), ['Bea Buyer <bea@buyer.example>']);
-  assert.not.ok(mail.data.includes(ctx.signer.email));
+  assert.is(mail.data.split(ctx.signer.email).length - 1, 1, "the signer's address only in To");
   assert.is(mail.data.split('bea@buyer.example').length - 1, 1);
+  assert.equal(addressesIn(mail.data), ['bea@buyer.example', ctx.signer.email, 'relay@provenant.example'].sort(), 'no other address anywhere');
   assert.ok(mail.data.includes('over real SMTP'));
   assert.equal(outbox(srv), []);
   const health = (await srv.deps.parts.health()).contact_relay;

@@ -1,7 +1,9 @@
 // Signers for the public-surface tests: a registered user with a server-hosted cell,
-// a paid tier (so quota never interferes), the profile settings a test names, and
-// records signed through POST /sign.
+// a paid tier (so quota never interferes), a verified address (unless `verified: false`;
+// the contact relay mails only verified addresses), the profile settings a test names,
+// and records signed through POST /sign.
 import { createServerCell } from '../../server/src/domain/cells.js';
+import { issueEmailVerification, verifyEmail } from '../../server/src/domain/email-verification.js';
 import type { PublicField } from '../../server/src/store/index.js';
 import { apiRequest, type TestServer } from '../helpers/server.js';
 
@@ -16,9 +18,15 @@ export interface Signer {
 
 export async function newSigner(
   srv: TestServer,
-  opts: { displayName?: string; username?: string; publicFields?: PublicField[]; contactOptIn?: boolean; email?: string } = {},
+  opts: { displayName?: string; username?: string; publicFields?: PublicField[]; contactOptIn?: boolean; email?: string; verified?: boolean } = {},
 ): Promise<Signer> {
   const { token, user } = await srv.register(opts.email, { display_name: opts.displayName, username: opts.username });
+  if (opts.verified !== false) {
+    // the link a verification mail carries, issued and used as the confirm button uses it
+    const stored = await srv.deps.store.accounts.getUser(user.id);
+    const link = await issueEmailVerification(srv.deps, stored as typeof stored & { email: string }, Date.now());
+    await verifyEmail(srv.deps, link.token, Date.now());
+  }
   const cell = await createServerCell(srv.deps, user.id);
   await srv.deps.store.accounts.setUserTier(user.id, 'premium_plus');
   if (opts.publicFields || opts.contactOptIn !== undefined) {

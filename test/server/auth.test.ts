@@ -6,7 +6,7 @@ import Koa from 'koa';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { attachDeps } from '../../server/src/deps.js';
-import { requireAuth, type TokenVerifier } from '../../server/src/auth/middleware.js';
+import { requireAuth, SESSION_ONLY, sessionOrScope, type TokenVerifier } from '../../server/src/auth/middleware.js';
 import { renderErrors } from '../../server/src/middleware.js';
 import { createLogger } from '../../server/src/log.js';
 import { startTestServer, testEngine, type TestServer } from '../helpers/server.js';
@@ -364,17 +364,19 @@ test('POST /agents links another device key; a key of another account is 409', a
   assert.is(stolen.json.error, 'agent_taken');
 });
 
-test('a second token verifier (as OAuth will add) plugs in; requireAuth(scope) checks its scopes', async () => {
+test('a second token verifier plugs in; requireAuth(deps, policy): a named scope admits its tokens, no scope refuses them', async () => {
   const { user, token } = await server.register();
   const opaque: TokenVerifier = async (_deps, t) =>
     t === 'opaque-verify-only' ? { userId: user.id, kind: 'oauth', appId: null, scopes: ['openid', 'verify'] } : null;
   const app = new Koa();
-  // the server's parts with one more verifier, as the composition root will list OAuth's
-  attachDeps(app, { ...server.deps, tokenVerifiers: [...server.deps.tokenVerifiers, opaque] });
+  // the server's parts with one more verifier, as the composition root lists OAuth's
+  const deps = { ...server.deps, tokenVerifiers: [...server.deps.tokenVerifiers, opaque] };
+  attachDeps(app, deps);
   app.use(renderErrors(createLogger('silent')));
-  const sign = requireAuth('sign');
-  const verify = requireAuth('verify');
-  app.use(async (ctx, next) => (ctx.path === '/sign' ? sign(ctx, next) : verify(ctx, next)));
+  const sign = requireAuth(deps, sessionOrScope('sign'));
+  const verify = requireAuth(deps, sessionOrScope('verify'));
+  const sessionOnly = requireAuth(deps, SESSION_ONLY);
+  app.use(async (ctx, next) => (ctx.path === '/sign' ? sign(ctx, next) : ctx.path === '/session' ? sessionOnly(ctx, next) : verify(ctx, next)));
   app.use((ctx) => {
     ctx.body = ctx.state.auth;
   });
@@ -393,6 +395,10 @@ test('a second token verifier (as OAuth will add) plugs in; requireAuth(scope) c
     assert.is(session.status, 200, 'session tokens may do everything');
     assert.equal((await session.json()).scopes, null);
     assert.is((await get('/verify', 'opaque-unknown')).status, 401);
+    const refused = await get('/session', 'opaque-verify-only');
+    assert.is(refused.status, 403, 'a route naming no scope refuses an app\'s token');
+    assert.is((await refused.json()).error, 'forbidden');
+    assert.is((await get('/session', token)).status, 200);
   } finally {
     await new Promise<void>((r) => http.close(() => r()));
   }

@@ -2,14 +2,21 @@
 // refuses (in a sandbox under PROVENANT_DECODER_MEMORY_MB) is fingerprint null
 // (/fingerprint) and match_type none (/verify-file); a file still decoding at the
 // fingerprinter's deadline (PROVENANT_FINGERPRINT_TIMEOUT_MS, 1 s on a second server
-// here) is 504 fingerprint_timeout on both, and the next upload is served.
+// here) is 504 fingerprint_timeout on both, and the next upload is served. Audio whose
+// header declares an absurd sample rate is refused before ffmpeg starts, and ffmpeg
+// runs under PROVENANT_DECODER_MEMORY_MB too (issue 25 item 14; a wrapper as FFMPEG_PATH
+// records each run's data limit).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ConfigError, loadConfig } from '../../server/src/config.js';
+import { ffmpegPath } from '../../src/media/ffmpeg.js';
+import { hostileVorbis } from '../helpers/hostile-audio.js';
 
 const S = '/api/v1/sign-it';
 const jpeg = new Uint8Array(readFileSync(new URL('../fixtures/media/fruits.jpg', import.meta.url)));
@@ -18,8 +25,18 @@ let srv: TestServer;
 let short: TestServer;
 let token: string;
 let shortToken: string;
+let ffmpegDir: string;
+let ffmpegLog: string;
+const savedFfmpegPath = process.env.FFMPEG_PATH;
 
 test.before(async () => {
+  // before the servers start: their worker threads take this environment
+  ffmpegDir = mkdtempSync(join(tmpdir(), 'provenant-ffmpeg-limit-'));
+  ffmpegLog = join(ffmpegDir, 'limits.log');
+  const wrapper = join(ffmpegDir, 'ffmpeg');
+  writeFileSync(wrapper, `#!/bin/sh\ngrep '^Max data size' /proc/self/limits | awk '{print $4}' >> '${ffmpegLog}'\nexec '${ffmpegPath()}' "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  process.env.FFMPEG_PATH = wrapper;
   srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off', PROVENANT_DECODER_MEMORY_MB: '300' });
   short = await startTestServer({ PROVENANT_FINGERPRINT_TIMEOUT_MS: '1000', PROVENANT_RATE_LIMIT: 'off' });
   token = (await srv.register()).token;
@@ -28,6 +45,9 @@ test.before(async () => {
 
 test.after(async () => {
   await Promise.all([srv.close(), short.close()]);
+  if (savedFfmpegPath === undefined) delete process.env.FFMPEG_PATH;
+  else process.env.FFMPEG_PATH = savedFfmpegPath;
+  rmSync(ffmpegDir, { recursive: true, force: true });
 });
 
 async function upload(path: string, bytes: Uint8Array, server = srv): Promise<{ status: number; body: any }> {
@@ -68,6 +88,19 @@ test('a truncated JPEG is fingerprint null and match_type none', async () => {
   assert.is(v.status, 200);
   assert.equal({ ...v.body, content_credentials: undefined, embedded_record: undefined, conflicts: undefined }, { signatures: [], count: 0, match_type: 'none', content_credentials: undefined, embedded_record: undefined, conflicts: undefined }); // issue 21's fields: test/c2pa
   assert.ok(sandboxDataLimits().includes(300 * 1024 * 1024), 'the decoder sandbox runs under PROVENANT_DECODER_MEMORY_MB');
+});
+
+test('audio declaring 536,915,012 Hz is fingerprint null and match_type none, refused before ffmpeg starts; ffmpeg runs under PROVENANT_DECODER_MEMORY_MB', async () => {
+  const hostile = hostileVorbis({ rate: 536_915_012 });
+  assert.equal(await upload('/fingerprint', hostile), { status: 200, body: { fingerprint: null } });
+  const v = await upload('/verify-file', hostile);
+  assert.is(v.status, 200);
+  assert.is(v.body.match_type, 'none');
+  assert.is(v.body.count, 0);
+  assert.not.ok(existsSync(ffmpegLog), 'no ffmpeg was started');
+  const ogg = new Uint8Array(readFileSync(new URL('../fixtures/audio/drascula-track2-18s.ogg', import.meta.url)));
+  assert.is((await upload('/fingerprint', ogg)).body.fingerprint?.hash_type, 'AudioChromaprint');
+  assert.equal(readFileSync(ffmpegLog, 'utf8').trim().split('\n').map(Number), [300 * 1024 * 1024], 'one ffmpeg run, under the 300 MB limit');
 });
 
 test('a file still decoding at the deadline is 504 fingerprint_timeout on /fingerprint and /verify-file; the next upload is served', async () => {

@@ -20,7 +20,7 @@ import { fingerprintFile } from '../../src/media/fingerprint.js';
 import { startTestServer } from '../helpers/server.js';
 
 /** The parts composeServer builds, in build order. */
-const PARTS = ['store', 'pool', 'match_index', 'verify_cache', 'content_rights_cache', 'rate_limits', 'uploads', 'token_verifiers', 'mail', 'contact_relay', 'verification_mail', 'webhooks'];
+const PARTS = ['store', 'pool', 'match_index', 'verify_cache', 'content_rights_cache', 'feed_window', 'rate_limits', 'uploads', 'token_verifiers', 'mail', 'contact_relay', 'verification_mail', 'webhooks'];
 const S = '/api/v1/sign-it';
 
 /** A debug logger whose lines are kept, parsed. */

@@ -103,6 +103,7 @@ export function storeContract(name: string, open: OpenStore): void {
   accountsContract(name, open);
   signaturesContract(name, open);
   feedContract(name, open);
+  feedWindowContract(name, open);
   contactsContract(name, open);
   webhooksContract(name, open);
   oauthContract(name, open);
@@ -174,11 +175,58 @@ function accountsContract(name: string, open: OpenStore): void {
     assert.equal((await store.accounts.listAgents(u.id)).map((x) => [x.agentKey, x.primary]), [[c, true], [a, false], [b, false]]);
     await store.accounts.linkAgent(u.id, b);
     assert.is((await store.accounts.listAgents(u.id)).length, 3);
-    assert.equal((await store.accounts.listAgents(u.id)).find((x) => x.agentKey === b), { agentKey: b, userId: u.id, primary: false, createdAt: 2 });
-    assert.is(await store.accounts.findUserByAgentKey(agentKey()), null);
+    assert.equal(await store.accounts.getAgent(b), { agentKey: b, userId: u.id, primary: false, createdAt: 2, unlinkedAt: null });
+    assert.is(await store.accounts.getAgent(agentKey()), null);
     assert.is(await storeErrorOf(StoreConflictError, store.accounts.linkAgent(other.id, b)), 'agent_key');
     assert.is(await storeErrorOf(StoreNotFoundError, store.accounts.linkAgent(randomUUID(), agentKey())), 'user');
     assert.equal(await store.accounts.listAgents(other.id), []);
+  });
+
+  test('unlinkAgent: the row stays (unlinkedAt), primary moves to the oldest key left; never the last key or the cell\'s; relinking clears it; others still cannot take it', async ({ store }) => {
+    const [a, b, c] = [agentKey(), agentKey(), agentKey()];
+    const u = await newUser(store);
+    const other = await newUser(store);
+    await store.accounts.linkAgent(u.id, a, { now: 1 });
+    await store.accounts.linkAgent(u.id, b, { now: 2 });
+    await store.accounts.linkAgent(u.id, c, { now: 3 });
+    assert.is(await store.accounts.unlinkAgent(other.id, a, 10), 'not_linked', 'another user\'s key');
+    assert.is(await store.accounts.unlinkAgent(u.id, agentKey(), 10), 'not_linked', 'an unknown key');
+    assert.is(await store.accounts.unlinkAgent(u.id, a, 10), 'unlinked');
+    assert.equal(await store.accounts.getAgent(a), { agentKey: a, userId: u.id, primary: false, createdAt: 1, unlinkedAt: 10 });
+    assert.equal((await store.accounts.listAgents(u.id)).map((x) => [x.agentKey, x.primary, x.unlinkedAt]), [[b, true, null], [a, false, 10], [c, false, null]], 'the primary moved to the oldest key left; the unlinked row stays');
+    assert.is(await store.accounts.unlinkAgent(u.id, a, 11), 'not_linked', 'twice');
+    assert.is((await store.accounts.findUserByAgentKey(a))?.id, u.id, 'still the user\'s key (its records keep their signer)');
+    assert.is(await storeErrorOf(StoreConflictError, store.accounts.linkAgent(other.id, a)), 'agent_key', 'nobody else can take an unlinked key');
+    assert.is(await store.accounts.unlinkAgent(u.id, c, 12), 'unlinked');
+    assert.is(await store.accounts.unlinkAgent(u.id, b, 13), 'only_key', 'the last linked key stays');
+    const relinked = await store.accounts.linkAgent(u.id, a);
+    assert.equal([relinked.unlinkedAt, relinked.primary, relinked.createdAt], [null, false, 1], 'linked again by its user');
+    // two unlinks at once of the last two keys: one of them stays
+    const outcomes = await Promise.all([store.accounts.unlinkAgent(u.id, a, 14), store.accounts.unlinkAgent(u.id, b, 14)]);
+    assert.equal(outcomes.sort(), ['only_key', 'unlinked']);
+    assert.is((await store.accounts.listAgents(u.id)).filter((x) => x.unlinkedAt === null && x.primary).length, 1);
+    // a server-hosted cell's key cannot be unlinked
+    const v = await newUser(store);
+    const cellKey = agentKey();
+    await store.accounts.createCell({ userId: v.id, agentKey: cellKey, ciphertext: new Uint8Array(16), nonce: new Uint8Array(12) });
+    await store.accounts.linkAgent(v.id, agentKey());
+    assert.is(await store.accounts.unlinkAgent(v.id, cellKey, 20), 'cell_key');
+  });
+
+  test('sessions cut-off: revokeSessions only moves forward; setPassword stores the hash and moves it; unknown users false', async ({ store }) => {
+    const u = await newUser(store);
+    assert.is(u.sessionsValidAfter, null);
+    assert.is(await store.accounts.revokeSessions(u.id, 5000), true);
+    assert.is((await store.accounts.getUser(u.id))?.sessionsValidAfter, 5000);
+    assert.is(await store.accounts.revokeSessions(u.id, 4000), true);
+    assert.is((await store.accounts.getUser(u.id))?.sessionsValidAfter, 5000, 'never back');
+    assert.is(await store.accounts.setPassword(u.id, 'scrypt$new', 6000), true);
+    const after = await store.accounts.getUser(u.id);
+    assert.equal([after?.passwordHash, after?.sessionsValidAfter], ['scrypt$new', 6000]);
+    assert.is(await store.accounts.setPassword(u.id, 'scrypt$newer', 1), true);
+    assert.equal([(await store.accounts.getUser(u.id))?.passwordHash, (await store.accounts.getUser(u.id))?.sessionsValidAfter], ['scrypt$newer', 6000]);
+    assert.is(await store.accounts.revokeSessions(randomUUID(), 1), false);
+    assert.is(await store.accounts.setPassword(randomUUID(), 'x', 1), false);
   });
 
   test('cells: sealed bytes round-trip, the key linked as primary; one per user; typed refusals', async ({ store }) => {
@@ -561,6 +609,84 @@ function feedContract(name: string, open: OpenStore): void {
   test.run();
 }
 
+// ---------------------------------------------------------------- the change feed's window (issue 25 item 10)
+
+function feedWindowContract(name: string, open: OpenStore): void {
+  const test = storeSuite(`${name} store: change feed window`, open);
+  const NEVER = Number.MAX_SAFE_INTEGER;
+
+  /** Stores `n` records in one write: n 'stored' changes; their seqs. */
+  async function write(store: Store, userId: string, n: number): Promise<number[]> {
+    const from = await store.feed.latest();
+    await store.signatures.insertSignatures(Array.from({ length: n }, () => rowOf(userId, recordOf(agentKey()))), personalCharge(userId));
+    const seqs: number[] = [];
+    for (let cursor = from, next; (next = await store.feed.since(cursor, 5_000)).length > 0; cursor = next[next.length - 1].seq) seqs.push(...next.map((c) => c.seq));
+    assert.is(seqs.length, n);
+    return seqs;
+  }
+
+  test('a fresh feed: horizon 0; pruning a window wider than the feed deletes nothing', async ({ store }) => {
+    assert.is(await store.feed.horizon(), 0);
+    const u = await newUser(store);
+    const seqs = await write(store, u.id, 5);
+    assert.is(await store.feed.prune({ maxChanges: 5, maxAgeMs: NEVER }, Date.now()), 0);
+    assert.is(await store.feed.horizon(), 0);
+    assert.equal((await store.feed.since(0, 10)).map((c) => c.seq), seqs);
+  });
+
+  test('by count: the newest maxChanges stay; horizon is the highest seq deleted; latest unchanged; since() from below gives what is kept', async ({ store }) => {
+    const u = await newUser(store);
+    const earlier = (await store.feed.since(0, 1_000)).length;
+    const seqs = await write(store, u.id, 12_345); // more than one pruning batch
+    const latest = await store.feed.latest();
+    assert.is(latest, seqs[seqs.length - 1]);
+    const kept = seqs.slice(-300);
+    const deleted = await store.feed.prune({ maxChanges: 300, maxAgeMs: NEVER }, Date.now());
+    assert.is(deleted, earlier + seqs.length - 300);
+    assert.is(await store.feed.horizon(), kept[0] - 1);
+    assert.is(await store.feed.latest(), latest);
+    assert.equal((await store.feed.since(0, 1_000)).map((c) => c.seq), kept, 'a reader from 0 gets only the window');
+    assert.equal((await store.feed.since(kept[9], 1_000)).map((c) => c.seq), kept.slice(10));
+    assert.is(await store.feed.prune({ maxChanges: 300, maxAgeMs: NEVER }, Date.now()), 0, 'again: nothing more');
+  });
+
+  test('by age: changes written before now - maxAgeMs go; pruned empty, latest stays at the last seq and a new reader starts inside the window', async ({ store }) => {
+    const u = await newUser(store);
+    const old = await write(store, u.id, 4);
+    const cut = Date.now();
+    while (Date.now() <= cut) await new Promise((r) => setTimeout(r, 1)); // the next changes are written after `cut`
+    const young = await write(store, u.id, 3);
+    assert.ok((await store.feed.prune({ maxChanges: NEVER, maxAgeMs: 1_000 }, cut + 1_001)) >= old.length);
+    assert.is(await store.feed.horizon(), old[old.length - 1]);
+    assert.equal((await store.feed.since(0, 100)).map((c) => c.seq), young);
+    const latest = await store.feed.latest();
+    assert.is(await store.feed.prune({ maxChanges: NEVER, maxAgeMs: 0 }, NEVER), 3, 'everything is older than now');
+    assert.equal(await store.feed.since(0, 100), []);
+    assert.is(await store.feed.horizon(), young[young.length - 1]);
+    assert.is(await store.feed.latest(), latest, 'latest never goes back: a reader starting there has missed nothing');
+    const next = await write(store, u.id, 1);
+    assert.ok(next[0] > latest, 'seqs are never handed out again');
+    assert.equal((await store.feed.since(latest, 10)).map((c) => c.seq), next);
+  });
+
+  test('pruning while writers append: each change is either still in the feed or at or below the horizon, never lost between', async ({ store }) => {
+    const u = await newUser(store);
+    const start = await store.feed.latest();
+    const writes = Promise.all(Array.from({ length: 30 }, () => store.signatures.insertSignatures([rowOf(u.id, recordOf(agentKey()))], personalCharge(u.id))));
+    const prunes = Promise.all(Array.from({ length: 10 }, () => store.feed.prune({ maxChanges: 3, maxAgeMs: NEVER }, Date.now())));
+    await Promise.all([writes, prunes]);
+    const horizon = await store.feed.horizon();
+    const kept = (await store.feed.since(start, 100)).map((c) => c.seq);
+    const latest = await store.feed.latest();
+    assert.ok(kept.length >= 3 || horizon === latest);
+    // the kept changes are exactly those above the horizon, contiguous up to latest
+    assert.ok(kept.every((s) => s > horizon));
+    if (store.engine === 'sqlite') assert.equal(kept, Array.from({ length: latest - Math.max(horizon, start) }, (_, i) => Math.max(horizon, start) + i + 1));
+  });
+
+  test.run();
+}
+
 // ---------------------------------------------------------------- the contact relay's queue
 
 function contactsContract(name: string, open: OpenStore): void {
@@ -716,6 +842,52 @@ function webhooksContract(name: string, open: OpenStore): void {
     assert.is(await store.webhooks.finishDelivery(first.id, { ok: true, at: 17_000 }, 10), 'delivered');
     assert.is(await store.webhooks.finishDelivery(first.id, { ok: false, at: 17_001 }, 10), 'gone');
     assert.equal(await store.webhooks.claimDeliveries(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 10), []);
+  });
+
+  test('renewDelivery: the current claim extends its lease; a claim taken over, finished or deleted is refused (issue 25 item 11)', async ({ store }) => {
+    const { u, app, webhook } = await appOf(store);
+    const w = created(await store.webhooks.create(webhook(), null));
+    await emit(store, u.id, app.id, 'sign.created', {});
+    await store.webhooks.routeEvents(10, 1_000, (_e, ws) => ws);
+    const [first] = await store.webhooks.claimDeliveries(1_000, 16_000, 10);
+    assert.is(await store.webhooks.renewDelivery(first.id, first.attempts, 40_000), true);
+    assert.equal(await store.webhooks.claimDeliveries(39_999, 60_000, 10), [], 'the renewed lease holds past the first one');
+    // a sender that stalled: its lease ran out and another claim took the delivery
+    const [again] = await store.webhooks.claimDeliveries(40_000, 55_000, 10);
+    assert.equal([again.id, again.attempts], [first.id, first.attempts + 1]);
+    assert.is(await store.webhooks.renewDelivery(first.id, first.attempts, 90_000), false, 'an old claim is refused');
+    assert.equal(await store.webhooks.claimDeliveries(54_999, 90_000, 10), [], 'and did not move the current lease');
+    assert.is(await store.webhooks.renewDelivery(again.id, again.attempts, 70_000), true);
+    assert.is(await store.webhooks.finishDelivery(again.id, { ok: true, at: 60_000 }, 10), 'delivered');
+    assert.is(await store.webhooks.renewDelivery(again.id, again.attempts, 80_000), false, 'finished');
+    assert.is(await store.webhooks.renewDelivery(randomUUID(), 1, 80_000), false, 'unknown');
+    await emit(store, u.id, app.id, 'sign.created', {});
+    await store.webhooks.routeEvents(10, 61_000, (_e, ws) => ws);
+    const [next] = await store.webhooks.claimDeliveries(61_000, 76_000, 10);
+    await store.webhooks.delete(w.id);
+    assert.is(await store.webhooks.renewDelivery(next.id, next.attempts, 80_000), false, 'its webhook deleted');
+  });
+
+  test('a renewal racing a claim after the lease ran out: exactly one of them wins', async ({ store }) => {
+    const { u, app, webhook } = await appOf(store);
+    const w = created(await store.webhooks.create(webhook(), null));
+    for (let i = 0; i < 10; i++) await emit(store, u.id, app.id, 'sign.created', { n: i });
+    await store.webhooks.routeEvents(100, 1_000, (_e, ws) => ws);
+    let now = 1_000;
+    let [held] = await store.webhooks.claimDeliveries(now, now + 100, 10);
+    for (let round = 0; round < 10; round++) {
+      now += 200; // the lease has run out
+      const [claimed, renewed] = await Promise.all([
+        store.webhooks.claimDeliveries(now, now + 100, 10),
+        store.webhooks.renewDelivery(held.id, held.attempts, now + 100),
+      ]);
+      assert.ok((claimed.length === 1) !== renewed, `round ${round}: claimed ${claimed.length}, renewed ${renewed}`);
+      if (claimed.length === 1) {
+        assert.equal([claimed[0].id, claimed[0].attempts], [held.id, held.attempts + 1]);
+        held = claimed[0];
+      }
+    }
+    await store.webhooks.delete(w.id); // nothing left for the next tests to claim
   });
 
   test('failures count; the 10th in a row disables and drops what is pending; a 2xx resets; PUT active: true re-enables', async ({ store }) => {

@@ -29,6 +29,8 @@ const ZONE: Record<string, { A?: string[]; AAAA?: string[] }> = {
   v6local: { A: [PUBLIC_V4], AAAA: ['fd00::1'] },
   mapped: { AAAA: ['::ffff:127.0.0.1'] },
   cgnat: { A: ['100.100.100.100'] },
+  compat: { AAAA: ['::a00:1'] },
+  nat64: { AAAA: ['64:ff9b::a9fe:a9fe'] },
 };
 
 let ca: TestCa;
@@ -45,6 +47,8 @@ test.before(async () => {
     if (!name.endsWith(`.${TEST_DOMAIN}`)) return null;
     const label = name.slice(0, -TEST_DOMAIN.length - 1);
     if (label === 'rebind') return type === 'A' ? [n === 1 ? PUBLIC_V4 : '127.0.0.1'] : [];
+    // public over IPv4 at registration; at delivery only an IPv4-compatible IPv6 loopback
+    if (label === 'rebind6') return n === 1 ? (type === 'A' ? [PUBLIC_V4] : []) : (type === 'AAAA' ? ['::7f00:1'] : []);
     const entry = ZONE[label];
     return entry ? (entry[type] ?? []) : null;
   });
@@ -101,6 +105,11 @@ const REFUSED = [
   'https://[ff02::1]/',
   'https://[64:ff9b::7f00:1]/',
   'https://[2002:7f00:1::]/',
+  'https://[::127.0.0.1]/', // IPv4-compatible ::/96, stored as [::7f00:1]
+  'https://[::a00:1]/',
+  'https://[::7f00:1]:8443/',
+  'https://[64:ff9b:1::a00:1]/',
+  'https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/', // Teredo, client 10.0.0.1
   'https://localhost/',
   'https://LOCALHOST./',
   'https://localhost:443/',
@@ -122,6 +131,8 @@ const REFUSED = [
   `https://mapped.${TEST_DOMAIN}/`,
   `https://cgnat.${TEST_DOMAIN}/`,
   `https://nxdomain.${TEST_DOMAIN}/`,
+  `https://compat.${TEST_DOMAIN}/`,
+  `https://nat64.${TEST_DOMAIN}/`,
 ];
 
 test(`${REFUSED.length} spellings of loopback, private, link-local, CGNAT, multicast, unspecified, mapped and local names: 400 invalid_url`, async () => {
@@ -133,6 +144,42 @@ test(`${REFUSED.length} spellings of loopback, private, link-local, CGNAT, multi
   }
   assert.equal(await srv.deps.store.webhooks.listForApp(developer.appId), []);
   assert.is(receiver.received.length, 0);
+});
+
+test('an IPv6 address with a non-public IPv4 inside: the message names the IPv4 address and the range', async () => {
+  const cases: [string, string, string][] = [
+    ['https://[::127.0.0.1]/', '127.0.0.1', 'IPv4-compatible, ::/96'],
+    ['https://[::a00:1]/', '10.0.0.1', 'IPv4-compatible, ::/96'],
+    ['https://[64:ff9b::a9fe:a9fe]/', '169.254.169.254', 'NAT64, 64:ff9b::/96'],
+    ['https://[64:ff9b:1::c0a8:101]/', '192.168.1.1', 'local-use NAT64, 64:ff9b:1::/48'],
+    ['https://[2002:c0a8:101::1]/', '192.168.1.1', '6to4, 2002::/16'],
+    ['https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/', '10.0.0.1', 'Teredo, 2001::/32'],
+  ];
+  for (const [url, inside, range] of cases) {
+    const res = await register(url);
+    assert.equal([res.status, res.body.error], [400, 'invalid_url'], `${url}: ${res.text}`);
+    assert.ok(res.body.message.includes(`IPv4 address ${inside} `), `${url}: ${res.body.message}`);
+    assert.ok(res.body.message.includes(`(${range})`), `${url}: ${res.body.message}`);
+  }
+  // with a public IPv4 inside the ranges are still refused (nothing routes ::/96; gateways translate the others), saying which range
+  for (const [url, range] of [['https://[::8.8.8.8]/', 'IPv4-compatible, ::/96'], ['https://[64:ff9b::808:808]/', 'NAT64, 64:ff9b::/96'], ['https://[2002:808:808::]/', '6to4, 2002::/16']]) {
+    const res = await register(url);
+    assert.equal([res.status, res.body.error], [400, 'invalid_url'], url);
+    assert.ok(res.body.message.includes(`(${range})`), `${url}: ${res.body.message}`);
+  }
+});
+
+test('a name that resolves to a non-public address: the message does not echo the address (no map of internal DNS)', async () => {
+  const resolved: Record<string, string[]> = {
+    private: ['10.1.2.3'], metadata: ['169.254.169.254'], mixed: ['127.0.0.1'], v6local: ['fd00::1'], mapped: ['::ffff:127.0.0.1', '::ffff:7f00:1', '127.0.0.1'],
+    cgnat: ['100.100.100.100'], compat: ['::a00:1', '10.0.0.1'], nat64: ['64:ff9b::a9fe:a9fe', '169.254.169.254'],
+  };
+  for (const [label, addresses] of Object.entries(resolved)) {
+    const res = await register(`https://${label}.${TEST_DOMAIN}/`);
+    assert.equal([res.status, res.body.error], [400, 'invalid_url'], label);
+    assert.is(res.body.message, `url: ${label}.${TEST_DOMAIN} resolves to a private address.`);
+    for (const a of addresses) assert.not.ok(res.text.includes(a), `${label}: ${res.text} names ${a}`);
+  }
 });
 
 test('a public hostname whose every address is public is accepted, without any request to it', async () => {
@@ -159,9 +206,28 @@ test('DNS rebinding: public at registration, 127.0.0.1 at delivery: the delivery
   assert.match(String(failure?.fields.error), /127\.0\.0\.1/);
 });
 
+test('DNS rebinding to an IPv4-compatible IPv6 loopback (::7f00:1) at delivery: refused, counted, the log names the address', async () => {
+  const host = `rebind6.${TEST_DOMAIN}`;
+  const res = await register(receiver.url('/rebound6', host));
+  assert.is(res.status, 201, res.text);
+  const signed = await apiRequest(srv.url, 'POST', '/api/v1/sign-it/sign', { token: developer.appToken, body: { file_hash: randomBytes(32).toString('hex') } });
+  assert.is(signed.status, 200);
+  await srv.deps.webhooks.idle();
+  assert.ok(dns.queries.filter((q) => q.name === host && q.type === 'AAAA').length >= 2, 'resolved again at delivery');
+  assert.is(receiver.received.length, 0, 'nothing reached the loopback receiver');
+  const id = res.body.webhook.id;
+  const state = (await apiRequest(srv.url, 'GET', `/api/v1/webhooks?app_id=${developer.appId}`, { token: developer.token })).body.webhooks.find((w: { id: string }) => w.id === id);
+  assert.is(state.failure_count, 1);
+  const failure = warnings.find((w) => w.fields.webhook === id);
+  assert.is(failure?.fields.reason, 'refused_address');
+  assert.match(String(failure?.fields.error), /resolves to ::(7f00:1|127\.0\.0\.1), which carries the IPv4 address 127\.0\.0\.1 \(loopback\) inside \(IPv4-compatible/);
+  await apiRequest(srv.url, 'DELETE', `/api/v1/webhooks/${id}`, { token: developer.token });
+});
+
 test('isPublicAddress: only public unicast', () => {
   for (const a of ['8.8.8.8', PUBLIC_V4, '1.1.1.1', PUBLIC_V6, '2001:4860:4860::8888']) assert.ok(isPublicAddress(a), a);
-  for (const a of ['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.0.1', '169.254.1.1', '100.64.0.1', '0.0.0.0', '224.0.0.251', '255.255.255.255', '::1', '::', 'fe80::1', 'fd00::1', 'ff02::1', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::', '2001:db8::1', 'localhost', '']) {
+  for (const a of ['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.0.1', '169.254.1.1', '100.64.0.1', '0.0.0.0', '224.0.0.251', '255.255.255.255', '::1', '::', 'fe80::1', 'fd00::1', 'ff02::1', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::', '2001:db8::1', 'localhost', '',
+    '::7f00:1', '::a00:1', '::808:808', '64:ff9b:1::808:808', '2001:0:4136:e378:8000:63bf:3fff:fdd2']) {
     assert.not.ok(isPublicAddress(a), a);
   }
 });

@@ -112,7 +112,7 @@ test('the catalog is public: every event of spec 6 with its fields; the reserved
   assert.is(res.body.events.length, 10);
 });
 
-test('management needs a developer session token (401); an app by app_id or the token (403 app_required); only your own (403 forbidden)', async () => {
+test('management needs a developer session token (401; an app\'s OAuth token 403); an app by app_id or the token (403 app_required); only your own (403 forbidden)', async () => {
   const dev = await developer();
   const stranger = await developer();
   const body = { url: receiver.url('/never'), events: ['sign.created'] };
@@ -120,7 +120,7 @@ test('management needs a developer session token (401); an app by app_id or the 
   assert.is((await api('POST', `/api/v1/webhooks?app_id=${dev.appId}`, { body })).status, 401);
   assert.is((await api('DELETE', `/api/v1/webhooks/${randomUUID()}`)).status, 401);
   const oauth = await api('GET', `/api/v1/webhooks?app_id=${dev.appId}`, { token: dev.oauth });
-  assert.equal([oauth.status, oauth.body.error], [401, 'invalid_token'], "an app's OAuth token does not manage webhooks");
+  assert.equal([oauth.status, oauth.body.error], [403, 'forbidden'], "an app's OAuth token does not manage webhooks (issue 25: refused like every session-only route)");
   const noApp = await api('POST', '/api/v1/webhooks', { token: dev.token, body });
   assert.equal([noApp.status, noApp.body.error], [403, 'app_required']);
   assert.equal((await api('GET', '/api/v1/webhooks', { token: dev.token })).body.error, 'app_required');
@@ -134,6 +134,32 @@ test('management needs a developer session token (401); an app by app_id or the 
   assert.equal([theirs.status, theirs.body.error], [404, 'not_found'], "someone else's webhook");
   assert.is((await api('DELETE', `/api/v1/webhooks/${carried.body.webhook.id}`, { token: stranger.token })).status, 404);
   assert.is(receiver.at('/never').length, 0);
+});
+
+test('issue 25 item 8: every webhook route checks the named app first: 403 forbidden for an app the caller does not own, whatever the id or body', async () => {
+  const dev = await developer();
+  const stranger = await developer();
+  const mine = await api('POST', `/api/v1/webhooks?app_id=${dev.appId}`, { token: dev.token, body: { url: receiver.url('/never'), events: ['sign.created'] } });
+  assert.is(mine.status, 201, mine.text);
+  const id = mine.body.webhook.id;
+  for (const appId of [stranger.appId, randomUUID()]) {
+    for (const [method, path, body] of [
+      ['PUT', `/api/v1/webhooks/${id}?app_id=${appId}`, { active: false }],
+      ['PUT', `/api/v1/webhooks/${randomUUID()}?app_id=${appId}`, { active: false }],
+      ['PUT', `/api/v1/webhooks/${id}?app_id=${appId}`, { events: 'not a list' }],
+      ['DELETE', `/api/v1/webhooks/${id}?app_id=${appId}`, undefined],
+      ['DELETE', `/api/v1/webhooks/not-an-id?app_id=${appId}`, undefined],
+      ['GET', `/api/v1/webhooks?app_id=${appId}`, undefined],
+      ['POST', `/api/v1/webhooks?app_id=${appId}`, { url: 'not a url' }],
+    ] as const) {
+      const r = await api(method, path, { token: dev.token, body });
+      assert.equal([r.status, r.body.error], [403, 'forbidden'], `${method} ${path}`);
+    }
+  }
+  // the stranger's token carries their own app: naming it, dev's webhook is not theirs (404)
+  const carried = await api('PUT', `/api/v1/webhooks/${id}`, { token: stranger.appToken, body: { active: false } });
+  assert.equal([carried.status, carried.body.error], [404, 'not_found']);
+  assert.is((await listing(dev))[0].active, true, 'nothing changed');
 });
 
 test('tiers: free is 402 tier_required; starter holds 10 across the organization\'s apps, then 402 limit_reached; enterprise has no limit', async () => {

@@ -1,31 +1,53 @@
-// Bearer authentication. A token is tried against each verifier of the server in turn
-// (`deps.tokenVerifiers`, built by the composition root): JWT session tokens now; OAuth
-// access tokens (opaque, looked up by hash, with scopes) join that list without
-// touching any route.
+// Bearer authentication and who may call a route. A token is tried against each
+// verifier of the server in turn (`deps.tokenVerifiers`, built by the composition
+// root): JWT session tokens, then OAuth access tokens (opaque, looked up by hash, with
+// scopes).
+//
+// Every authenticated route names its policy: `requireAuth(deps, SESSION_ONLY)` or
+// `requireAuth(deps, sessionOrScope('sign'))`. An app's OAuth access token is admitted
+// only where the policy names the scope that admits it (spec 5: `verify` for quota and
+// own signatures, `sign` for signing, revoking, thumbnails and fingerprints); every
+// other route refuses it (403 forbidden). Refusal is the default: a route added later
+// that names no scope cannot be reached with an app's token (issue 25, item 1: an
+// `openid` token used to create apps, mint session tokens and link device keys).
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import type { AuthState } from '../types.js';
-import { depsOf, type ServerDeps } from '../deps.js';
-import { verifySessionToken } from './tokens.js';
+import type { ServerDeps } from '../deps.js';
+import { sessionOfToken } from '../domain/sessions.js';
 
 /** Returns the caller a token stands for, or null when the token is not of its kind or invalid. */
 export type TokenVerifier = (deps: ServerDeps, token: string) => Promise<AuthState | null>;
 
 export type Scope = 'sign' | 'verify';
 
+/** Who may call a route. */
+export interface AuthPolicy {
+  /** The OAuth scope whose access tokens the route admits; absent: session tokens only (the default). */
+  readonly oauthScope?: Scope;
+}
+
+/** Session tokens only: the user signed in, never an app acting for them. */
+export const SESSION_ONLY: AuthPolicy = Object.freeze({});
+
+/** Session tokens, and OAuth access tokens that carry `scope` (spec 5). */
+export function sessionOrScope(scope: Scope): AuthPolicy {
+  return Object.freeze({ oauthScope: scope });
+}
+
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
-/** Session tokens: scopes null (everything the user may do); a carried app must still be the user's. */
+/**
+ * Session tokens: scopes null (everything the user may do). The token must be signed,
+ * unexpired, issued after the user's last "sign out everywhere" or password change,
+ * its device key (vault login) still linked, and its app (developer token) still the
+ * user's (domain/sessions.ts sessionOfToken).
+ */
 export const sessionTokenVerifier: TokenVerifier = async (deps, token) => {
   if (!JWT_SHAPE.test(token)) return null;
-  const claims = await verifySessionToken(deps, token);
-  if (!claims) return null;
-  if (!(await deps.store.accounts.getUser(claims.userId))) return null;
-  if (claims.appId) {
-    const app = await deps.store.accounts.getApp(claims.appId);
-    if (!app || app.ownerId !== claims.userId) return null;
-  }
-  return { userId: claims.userId, kind: 'session', appId: claims.appId, scopes: null };
+  const session = await sessionOfToken(deps, token);
+  if (!session) return null;
+  return { userId: session.user.id, kind: 'session', appId: session.appId, scopes: null };
 };
 
 export function bearerToken(ctx: Pick<Context, 'get'>): string | null {
@@ -38,11 +60,10 @@ function invalidToken(message?: string): ApiError {
 }
 
 /** The caller of a request with a valid bearer token; null without an Authorization header. Throws invalid_token for a bad one. */
-export async function authenticate(ctx: Context): Promise<AuthState | null> {
+export async function authenticate(deps: ServerDeps, ctx: Context): Promise<AuthState | null> {
   if (!ctx.get('authorization')) return null;
   const token = bearerToken(ctx);
   if (!token) throw invalidToken('Send the token as Authorization: Bearer <token>.');
-  const deps = depsOf(ctx);
   for (const verify of deps.tokenVerifiers) {
     const auth = await verify(deps, token);
     if (auth) return auth;
@@ -55,19 +76,32 @@ export function hasScope(auth: AuthState, scope: Scope): boolean {
   return auth.scopes === null || auth.scopes.includes(scope);
 }
 
+/** What `policy` makes of a valid caller: nothing (admitted), or the refusal to throw. */
+export function refusal(auth: AuthState, policy: AuthPolicy): ApiError | null {
+  if (auth.kind === 'session') return null;
+  const scope = policy.oauthScope;
+  if (scope === undefined) {
+    return new ApiError('forbidden', 'This endpoint takes the user\'s session token; an app\'s access token is not accepted here.');
+  }
+  if (!hasScope(auth, scope)) {
+    return new ApiError('insufficient_scope', `This token lacks the "${scope}" scope.`, { scope }, {
+      'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+    });
+  }
+  return null;
+}
+
 /**
- * Requires a valid bearer token and sets `ctx.state.auth`; with `scope`, an OAuth token
- * must carry it (403 insufficient_scope otherwise).
+ * Requires a valid bearer token (401 invalid_token) that `policy` admits (403
+ * forbidden for an app's token on a session-only route, 403 insufficient_scope for one
+ * without the named scope), and sets `ctx.state.auth`.
  */
-export function requireAuth(scope?: Scope) {
+export function requireAuth(deps: ServerDeps, policy: AuthPolicy) {
   return async function requireAuthMiddleware(ctx: Context, next: Next): Promise<void> {
-    const auth = await authenticate(ctx);
+    const auth = await authenticate(deps, ctx);
     if (!auth) throw invalidToken('This endpoint needs Authorization: Bearer <token>.');
-    if (scope && !hasScope(auth, scope)) {
-      throw new ApiError('insufficient_scope', `This token lacks the "${scope}" scope.`, { scope }, {
-        'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
-      });
-    }
+    const refused = refusal(auth, policy);
+    if (refused) throw refused;
     ctx.state.auth = auth;
     await next();
   };

@@ -2,7 +2,7 @@
 import { didFromAgentKey } from 'provenant';
 import type { Account } from '../domain/accounts.js';
 import type { Session } from '../domain/sessions.js';
-import type { UserTier } from '../store/index.js';
+import type { Agent, UserTier } from '../store/index.js';
 
 export interface UserView {
   id: string;
@@ -38,16 +38,26 @@ export function userView({ user, agents, hasServerCell, personalOrgId }: Account
     tier: user.tier,
     agent_pub_key: primary?.agentKey ?? null,
     did: primary ? didFromAgentKey(primary.agentKey) : null,
-    agents: agents.map((a) => ({
-      agent_pub_key: a.agentKey,
-      did: didFromAgentKey(a.agentKey),
-      primary: a.primary,
-      linked_at: new Date(a.createdAt).toISOString(),
-    })),
+    agents: agents.map(agentView),
     server_cell: hasServerCell,
     personal_org_id: personalOrgId,
     created_at: new Date(user.createdAt).toISOString(),
   };
+}
+
+/** A linked device key as the API shows it. */
+export function agentView(a: Agent): UserView['agents'][number] {
+  return { agent_pub_key: a.agentKey, did: didFromAgentKey(a.agentKey), primary: a.primary, linked_at: new Date(a.createdAt).toISOString() };
+}
+
+/** GET and DELETE agents: the linked keys, primary first. */
+export function agentsAnswer(agents: readonly Agent[]): { agents: UserView['agents'] } {
+  return { agents: agents.map(agentView) };
+}
+
+/** sessions/revoke: session tokens issued before `sessions_valid_after` no longer work; sign in again. */
+export function sessionsRevokedAnswer(cutoff: number): { success: true; sessions_valid_after: string } {
+  return { success: true, sessions_valid_after: new Date(cutoff).toISOString() };
 }
 
 /** register, login and vault/token: `{token, user}`. */

@@ -1,18 +1,24 @@
-// /api/v1/auth: register, login, me, vault challenge login, agent linking (decisions.md 5),
-// e-mail address verification (a link by mail; spec 2.8 shares only verified addresses).
-// Each route: limits, auth, the body checked (schema.ts), one domain call, the answer (present.ts).
+// /api/v1/auth: register, login, me, vault challenge login, device keys (linking,
+// listing, unlinking; decisions.md 5), ending sessions (sign out everywhere, password
+// change), e-mail address verification (a link by mail; spec 2.8 shares only verified
+// addresses). Every authenticated route here takes the user's session token only (an
+// app's OAuth token is refused: issue 25). Each route: limits, auth, the body checked
+// (schema.ts), one domain call, the answer (present.ts).
 import { Router } from '@koa/router';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import { isPlainObject } from 'provenant';
 import type { ServerDeps } from '../deps.js';
 import { ApiError, DomainError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
 import { parseInput } from '../validate.js';
-import { requireAuth } from './middleware.js';
-import { challengeBody, loginBody, patchMeBody, registerBody, signedChallengeBody } from './schema.js';
+import { requireAuth, SESSION_ONLY } from './middleware.js';
+import { challengeBody, loginBody, passwordChangeBody, patchMeBody, registerBody, signedChallengeBody } from './schema.js';
 import { updateProfile } from '../domain/accounts.js';
-import { accountOfSession, issueChallenge, linkAgent, login, register, vaultLogin } from '../domain/sessions.js';
-import { challengeAnswer, emailVerificationAnswer, sessionAnswer, userAnswer } from './present.js';
+import { linkedAgents, unlinkDeviceKey } from '../domain/agents.js';
+import {
+  accountOfSession, changePassword, issueChallenge, linkAgent, login, register, signOutEverywhere, vaultLogin,
+} from '../domain/sessions.js';
+import { agentsAnswer, challengeAnswer, emailVerificationAnswer, sessionAnswer, sessionsRevokedAnswer, userAnswer } from './present.js';
 import { emailVerificationErrorPage, emailVerifiedPage } from './pages.js';
 import { requestEmailVerification, verifyEmail } from '../domain/email-verification.js';
 import { jsonBody } from '../body.js';
@@ -32,16 +38,11 @@ function jsonObjectBody(ctx: Context): Record<string, unknown> {
   return body;
 }
 
-/** Only the user asks for mail to their address: an app's access token is refused. */
-async function sessionTokenOnly(ctx: Context, next: Next): Promise<void> {
-  if (ctx.state.auth!.kind !== 'session') throw new ApiError('forbidden', 'Ask for a verification e-mail with a session token, not an app\'s access token.');
-  await next();
-}
-
 export function authRoutes(deps: ServerDeps): Router {
   const router = new Router();
   router.use(jsonBody()); // the routes here read JSON bodies (body.ts)
   const minute = 60_000;
+  const session = requireAuth(deps, SESSION_ONLY);
 
   router.post('/register', rateLimit(deps, { name: 'auth_register', max: 30, durationMs: minute }), async (ctx) => {
     const body = parseInput(registerBody, ctx.request.body);
@@ -55,12 +56,12 @@ export function authRoutes(deps: ServerDeps): Router {
     ctx.body = sessionAnswer(await login(deps, body));
   });
 
-  router.get('/me', requireAuth(), async (ctx) => {
+  router.get('/me', session, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = userAnswer(await accountOfSession(deps, ctx.state.auth!.userId));
   });
 
-  router.patch('/me', requireAuth(), async (ctx) => {
+  router.patch('/me', session, async (ctx) => {
     const body = parseInput(patchMeBody, jsonObjectBody(ctx));
     const { account } = await updateProfile(deps, ctx.state.auth!.userId, body);
     ctx.body = userAnswer(account);
@@ -80,17 +81,43 @@ export function authRoutes(deps: ServerDeps): Router {
     ctx.body = sessionAnswer(session);
   });
 
-  router.post('/agents', requireAuth(), async (ctx) => {
+  router.post('/agents', session, async (ctx) => {
     const body = parseInput(signedChallengeBody, ctx.request.body);
     ctx.status = 201;
     ctx.body = userAnswer(await linkAgent(deps, ctx.state.auth!.userId, body));
   });
 
+  // the user's linked device keys
+  router.get('/agents', session, async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = agentsAnswer(await linkedAgents(deps, ctx.state.auth!.userId));
+  });
+
+  // unlinking a key: it can no longer sign in or publish; the records it signed stay
+  router.delete('/agents/:agent_pub_key', session, async (ctx) => {
+    await unlinkDeviceKey(deps, ctx.state.auth!.userId, ctx.params.agent_pub_key);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = agentsAnswer(await linkedAgents(deps, ctx.state.auth!.userId));
+  });
+
+  // "sign out everywhere": every session token issued until now ends, this one too
+  router.post('/sessions/revoke', session, async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = sessionsRevokedAnswer(await signOutEverywhere(deps, ctx.state.auth!.userId));
+  });
+
+  // a password change ends every session issued before it and answers a fresh one; it
+  // guesses passwords as login does, so it spends login's window
+  router.post('/password', session, rateLimit(deps, { name: 'auth_login', max: 30, durationMs: minute }), async (ctx) => {
+    const body = parseInput(passwordChangeBody, ctx.request.body);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = sessionAnswer(await changePassword(deps, ctx.state.auth!.userId, body));
+  });
+
   // a new verification link by mail (the first goes out on registration); 3 an hour per user
   router.post(
     '/email/verification',
-    requireAuth(),
-    sessionTokenOnly,
+    session,
     rateLimit(deps, { name: 'auth_email_verification', max: 3, durationMs: 60 * minute, key: (ctx) => ctx.state.auth!.userId }),
     async (ctx) => {
       const result = await requestEmailVerification(deps, ctx.state.auth!.userId);

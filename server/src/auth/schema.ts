@@ -34,6 +34,12 @@ export const patchMeBody = z.strictObject({
   contact_opt_in: z.boolean().optional(),
 });
 
+/** POST /password: the current password, and the new one (the rules of registration). */
+export const passwordChangeBody = z.strictObject({
+  current_password: z.string().min(1, 'is required').max(1024),
+  new_password: password,
+});
+
 export const challengeBody = z.object({
   agent_pub_key: z.string().max(200),
 });

@@ -23,7 +23,7 @@ import {
 import { APP_SCOPES, createAppBody } from '../developer/schema.js';
 import { zodMessage } from '../middleware.js';
 import type { CliIo } from './serve.js';
-import { USAGE_ERROR, UsageError } from 'provenant';
+import { terminalJson, USAGE_ERROR, UsageError, visible } from 'provenant';
 
 /** A failure once the command line was fine: exit 1. */
 class AdminError extends Error {}
@@ -289,14 +289,14 @@ export async function admin(argv: string[], io: CliIo = process): Promise<number
     deps = { store: await openStore({ databaseUrl: config.databaseUrl, sqliteFile: file }), config };
     if (fresh) io.stderr.write(`provenant admin: created a new database at ${file}\n`);
     const result = await sub.run(deps, input);
-    io.stdout.write(JSON.stringify(result) + '\n');
+    io.stdout.write(terminalJson(result) + '\n'); // names and addresses are the users' own text
     return 0;
   } catch (err) {
     let message: string;
     if (err instanceof AdminError || err instanceof ConfigError || err instanceof DomainError) message = err.message;
     else if (err instanceof StoreConflictError) message = `${err.what} already exists`;
     else message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`${prefix}: ${message}\n`);
+    io.stderr.write(`${visible(`${prefix}: ${message}`)}\n`);
     return 1;
   } finally {
     await deps?.store.close();

@@ -1,9 +1,10 @@
 // The contact relay's sender (spec 4.13; decisions.md 10): a long-lived part that drains
 // the durable queue in the background and sends each request through the server's one
 // mail transport (../mail/transport.ts: SMTP, or .eml files in $DATA_DIR/outbox).
-// From is the service's address, Reply-To the sender; the signer's address goes only
-// into the envelope (no To, Cc or Bcc header carries it), so not even the message
-// shows it to anyone but its owner's mail server.
+// From is the service's address, To the signer (their own address alone: a message
+// without To scores as spam, SpamAssassin's MISSING_HEADERS), Reply-To the sender; no
+// Cc or Bcc, and no other address anywhere, so the sender never sees the signer's
+// address unless the signer replies.
 import type { Config } from '../config.js';
 import { contactRecipient, type ContactQueueWaker } from '../domain/contact.js';
 import type { Logger } from '../log.js';
@@ -48,6 +49,7 @@ export function contactMail(request: QueuedContactRequest, to: string, from: str
   ].join('\n');
   return {
     from: { name: 'Provenant contact relay', address: from },
+    to,
     replyTo: { name: request.senderName, address: request.senderEmail },
     envelope: { from, to },
     subject: `Contact request (${PURPOSE_WORDS[request.purpose]}) about ${request.fileHash === null ? 'your profile' : 'your signed file'}`,

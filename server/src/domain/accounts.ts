@@ -46,7 +46,7 @@ export async function createUserAccount(deps: DomainDeps, input: NewAccount): Pr
 /** A user with what their account holds besides the user row. */
 export interface Account {
   user: User;
-  /** Primary first, then by link time. */
+  /** Linked keys (unlinked ones are not the user's to show), primary first, then by link time. */
   agents: Agent[];
   hasServerCell: boolean;
   personalOrgId: string | null;
@@ -58,7 +58,7 @@ export async function accountOf(deps: DomainDeps, user: User): Promise<Account> 
     deps.store.accounts.getCell(user.id),
     deps.store.accounts.personalOrg(user.id),
   ]);
-  return { user, agents, hasServerCell: cell !== null, personalOrgId: org?.id ?? null };
+  return { user, agents: agents.filter((a) => a.unlinkedAt === null), hasServerCell: cell !== null, personalOrgId: org?.id ?? null };
 }
 
 /** The invalid_token message of sign-it calls whose token outlived its account. */

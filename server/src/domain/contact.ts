@@ -27,12 +27,15 @@ export type ContactRecipient = { to: string } | { dropped: 'unknown_signer' | 'n
 /**
  * Spec 4.13: the relay delivers only if the signer opted in: for a signature contact,
  * the signer's latest unrevoked signature of that file allows contact requests; for a
- * profile contact, the account's own setting (decisions.md 5 `contact_opt_in`).
+ * profile contact, the account's own setting (decisions.md 5 `contact_opt_in`). An
+ * address its owner never confirmed counts as not opted in: anyone can register with
+ * someone else's address, and the relay must not mail a stranger on their behalf.
  */
 export async function contactRecipient(store: Store, request: QueuedContactRequest): Promise<ContactRecipient> {
   const user = await store.accounts.findUserByAgentKey(request.signerAgentKey);
   if (user === null) return { dropped: 'unknown_signer' };
   if (user.email === null) return { dropped: 'no_address' };
+  if (!user.emailVerified) return { dropped: 'not_opted_in' };
   if (request.fileHash === null) return user.contactOptIn ? { to: user.email } : { dropped: 'not_opted_in' };
   const own = (await store.signatures.findByFileHash(request.fileHash)).filter(
     (s) => s.record.signer === request.signerAgentKey && s.revocation === null,

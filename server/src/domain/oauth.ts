@@ -199,10 +199,11 @@ export type TokenTypeHint = (typeof TOKEN_TYPE_HINTS)[number];
  * client; revoking one ends the access tokens issued from it and writes
  * `oauth.token.revoked` with the hint sent (refresh_token when none). Anything else
  * (an access token, an unknown or revoked token, another client's) changes nothing.
+ * True when a token was revoked (the rate limit counts the others as failures).
  */
-export async function revokeToken(deps: DomainDeps, input: { clientId: string; token: string; hint: TokenTypeHint | null }): Promise<void> {
-  if (!input.token.startsWith(REFRESH_TOKEN_PREFIX)) return;
-  await deps.store.oauth.revokeRefreshToken(tokenHash(input.token), input.clientId, Date.now(), (token) => [
+export async function revokeToken(deps: DomainDeps, input: { clientId: string; token: string; hint: TokenTypeHint | null }): Promise<boolean> {
+  if (!input.token.startsWith(REFRESH_TOKEN_PREFIX)) return false;
+  return deps.store.oauth.revokeRefreshToken(tokenHash(input.token), input.clientId, Date.now(), (token) => [
     { appId: token.appId, type: 'oauth.token.revoked', payload: { token_type: input.hint ?? 'refresh_token' } },
   ]);
 }
@@ -228,7 +229,8 @@ export async function userInfoOf(deps: DomainDeps, access: OAuthAccess): Promise
     deps.store.oauth.getGrant(access.userId, access.appId),
   ]);
   if (!user || !grant) throw new DomainError('invalid_token');
-  return { user, agentKey: agents[0]?.agentKey ?? null, sharedEmail: grant.sharedEmail, scopes: access.scopes };
+  const primary = agents.find((a) => a.unlinkedAt === null);
+  return { user, agentKey: primary?.agentKey ?? null, sharedEmail: grant.sharedEmail, scopes: access.scopes };
 }
 
 /** The apps the user granted access to (GET /api/v1/account/apps). */

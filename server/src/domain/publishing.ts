@@ -4,6 +4,7 @@
 import { actionHash, verifyRecord, verifyRevocation, type RevocationEntry, type SignatureRecord } from 'provenant';
 import { DomainError } from '../errors.js';
 import { StoreConflictError, type User } from '../store/index.js';
+import { linkedOwner } from './agents.js';
 import type { DomainDeps } from './deps.js';
 import { chargeOf, quotaPlan } from './quota-plans.js';
 
@@ -16,8 +17,9 @@ function checkFresh(field: string, value: number, now: number): void {
   }
 }
 
+/** The signer's account: agent_not_found for a key no account holds, agent_unlinked for one its user unlinked. */
 async function signerAccount(deps: DomainDeps, agentKey: string): Promise<User> {
-  const user = await deps.store.accounts.findUserByAgentKey(agentKey);
+  const user = await linkedOwner(deps, agentKey);
   if (!user) throw new DomainError('agent_not_found');
   return user;
 }

@@ -5,6 +5,7 @@ import { normalizeAgentKey, parseAgentKey, parseSignatureHex, quotaSyncMessage, 
 import { DomainError } from '../errors.js';
 import type { Charge, User } from '../store/index.js';
 import { ACCOUNT_GONE, userOfToken } from './accounts.js';
+import { linkedOwner } from './agents.js';
 import type { Caller, DomainDeps } from './deps.js';
 import { chooseQuota, decideCharge, quotaPeriod, type QuotaPlan, type QuotaState } from './quota.js';
 
@@ -54,10 +55,11 @@ export async function callerQuota(deps: DomainDeps, caller: Caller): Promise<Quo
 
 /**
  * Spec 4.5: the quota of the user holding `agentKey` (canonical), through the app
- * `clientId` when given (with `sponsor`). agent_not_found when no user holds the key.
+ * `clientId` when given (with `sponsor`). agent_not_found when no user holds the key,
+ * agent_unlinked when its user unlinked it (it publishes no more).
  */
 export async function agentQuota(deps: DomainDeps, agentKey: string, clientId: string | null): Promise<QuotaState> {
-  const user = await deps.store.accounts.findUserByAgentKey(agentKey);
+  const user = await linkedOwner(deps, agentKey);
   if (!user) throw new DomainError('agent_not_found');
   const plan = await quotaPlan(deps, user, clientId);
   // `unknown` tier is for an OAuth app's token (spec 2.5); by client_id an app without an org shows the personal quota.

@@ -1,13 +1,17 @@
 // Sign-up, sign-in and vault challenge login (decisions.md 5), as an ordered list of
 // checks per operation; each check says what it throws. Each gives the account and a
-// JWT session token.
+// JWT session token. What a session token stands for, and ending sessions: "sign out
+// everywhere" and a password change void every session token issued up to then, on
+// every node (a per-user cut-off in the database, compared with the token's iat_ms).
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { authChallenge, isAuthChallenge, normalizeAgentKey, parseAgentKey, parseSignatureBase64, verifyBytes } from 'provenant';
-import { verifyNothing, verifyPassword } from '../auth/passwords.js';
-import { issueSessionToken } from '../auth/tokens.js';
+import { hashPassword, verifyNothing, verifyPassword } from '../auth/passwords.js';
+import { issueSessionToken, verifySessionToken } from '../auth/tokens.js';
 import { DomainError } from '../errors.js';
 import { StoreConflictError, type User } from '../store/index.js';
 import { accountOf, createUserAccount, userOfToken, type Account } from './accounts.js';
+import { linkedOwner } from './agents.js';
 import type { DomainDeps } from './deps.js';
 import type { VerificationMailQueue } from './email-verification.js';
 
@@ -19,8 +23,74 @@ export interface Session {
   account: Account;
 }
 
-async function sessionOf(deps: DomainDeps, user: User): Promise<Session> {
-  return { token: await issueSessionToken(deps, user.id), account: await accountOf(deps, user) };
+async function sessionOf(deps: DomainDeps, user: User, agentKey: string | null = null): Promise<Session> {
+  return { token: await issueSessionToken(deps, user.id, null, agentKey), account: await accountOf(deps, user) };
+}
+
+/** What a valid session token stands for. */
+export interface SessionCaller {
+  user: User;
+  /** The app a developer token carries (still the user's). */
+  appId: string | null;
+}
+
+/**
+ * The caller of a session token, or null when it is not one of ours, expired, issued
+ * before the user's sessions cut-off, of a user who is gone, signed in with a device
+ * key since unlinked, or carrying an app the user no longer owns.
+ */
+export async function sessionOfToken(deps: DomainDeps, token: string): Promise<SessionCaller | null> {
+  const claims = await verifySessionToken(deps, token);
+  if (!claims) return null;
+  const user = await deps.store.accounts.getUser(claims.userId);
+  if (!user) return null;
+  if (user.sessionsValidAfter !== null && claims.issuedAt < user.sessionsValidAfter) return null;
+  if (claims.agentKey) {
+    const agent = await deps.store.accounts.getAgent(claims.agentKey);
+    if (!agent || agent.userId !== user.id || agent.unlinkedAt !== null) return null;
+  }
+  if (claims.appId) {
+    const app = await deps.store.accounts.getApp(claims.appId);
+    if (!app || app.ownerId !== user.id) return null;
+  }
+  return { user, appId: claims.appId };
+}
+
+/**
+ * Voids every session token of the user issued up to now (the cut-off is the next
+ * millisecond, so a token issued in the same millisecond, before or after, is void as
+ * well), and returns the cut-off. Resolves once the clock has passed it, so that a token
+ * issued afterwards is valid.
+ */
+async function endSessions(deps: DomainDeps, userId: string, setCutoff: (cutoff: number) => Promise<boolean>): Promise<number> {
+  const cutoff = Date.now() + 1;
+  if (!(await setCutoff(cutoff))) throw new DomainError('invalid_token');
+  while (Date.now() < cutoff) await sleep(1);
+  return cutoff;
+}
+
+/**
+ * "Sign out everywhere": every session token of the user issued up to now stops
+ * working on every node, the caller's own included (it gets no new one: whoever holds
+ * a stolen token cannot use this to stay in). Developer tokens are session tokens and
+ * end too; apps' OAuth tokens do not (revoke an app under /api/v1/account/apps).
+ */
+export async function signOutEverywhere(deps: DomainDeps, userId: string): Promise<number> {
+  return endSessions(deps, userId, (cutoff) => deps.store.accounts.revokeSessions(userId, cutoff));
+}
+
+/**
+ * A password change: the current password must verify (invalid_credentials, also for
+ * an account without one), then the new hash is stored and every session token issued
+ * up to now ends, in one transaction; the answer is a fresh session.
+ */
+export async function changePassword(deps: DomainDeps, userId: string, input: { current_password: string; new_password: string }): Promise<Session> {
+  const user = await userOfToken(deps, userId);
+  const ok = user.passwordHash ? await verifyPassword(input.current_password, user.passwordHash) : await verifyNothing(input.current_password);
+  if (!ok) throw new DomainError('invalid_credentials', 'The current password is wrong.');
+  const passwordHash = await hashPassword(input.new_password);
+  await endSessions(deps, userId, (cutoff) => deps.store.accounts.setPassword(userId, passwordHash, cutoff));
+  return sessionOf(deps, await userOfToken(deps, userId));
 }
 
 /** A new account; the mail verifying its address is queued, never waited for. */
@@ -97,10 +167,15 @@ async function consumeSignedChallenge(deps: DomainDeps, input: SignedChallenge, 
   return agentKey;
 }
 
-/** Vault login: the key's account, or a new device-hosted one (tier free, no e-mail or password). */
+/**
+ * Vault login: the key's account, or a new device-hosted one (tier free, no e-mail or
+ * password); agent_unlinked for a key its user unlinked (it neither signs in as them
+ * nor starts an account of its own). The token carries the key, so unlinking it ends
+ * the session.
+ */
 export async function vaultLogin(deps: DomainDeps, input: SignedChallenge, now = Date.now()): Promise<Session & { created: boolean }> {
   const agentKey = await consumeSignedChallenge(deps, input, now);
-  let user = await deps.store.accounts.findUserByAgentKey(agentKey);
+  let user = await linkedOwner(deps, agentKey);
   let created = false;
   if (!user) {
     try {
@@ -109,11 +184,11 @@ export async function vaultLogin(deps: DomainDeps, input: SignedChallenge, now =
     } catch (err) {
       // Two first logins of one key at once: the other created the account.
       if (!(err instanceof StoreConflictError && err.what === 'agent_key')) throw err;
-      user = await deps.store.accounts.findUserByAgentKey(agentKey);
+      user = await linkedOwner(deps, agentKey);
       if (!user) throw err;
     }
   }
-  return { ...(await sessionOf(deps, user)), created };
+  return { ...(await sessionOf(deps, user, agentKey)), created };
 }
 
 /** Links another device key to the signed-in user; agent_taken if another account holds it. */

@@ -95,6 +95,16 @@ async function ownedApp(deps: DomainDeps, caller: WebhookCaller): Promise<App> {
   return app;
 }
 
+/**
+ * Issue 25 item 8, spec 4.15: the app a call names (app_id, else the token's) must be
+ * the caller's (403 forbidden), checked before the body or the webhook id. Returns
+ * the app's id, or null when the call names none.
+ */
+export async function namedAppIsOwned(deps: DomainDeps, caller: WebhookCaller): Promise<string | null> {
+  if (caller.appId === null && caller.tokenAppId === null) return null;
+  return (await ownedApp(deps, caller)).id;
+}
+
 /** The organization an app's webhooks count against: its own, or its owner's personal one. */
 async function orgOf(deps: DomainDeps, app: App): Promise<{ id: string; tier: OrgTier }> {
   const org = app.orgId !== null ? await deps.store.accounts.getOrg(app.orgId) : await deps.store.accounts.personalOrg(app.ownerId);
@@ -134,10 +144,15 @@ function checkedFilters(filters: WebhookFilters | undefined): WebhookFilters {
   return filters?.file_hash === undefined ? {} : { file_hash: filters.file_hash.toLowerCase() };
 }
 
-/** A webhook of an app the caller owns; 404 not_found otherwise (someone else's is not told apart). */
+/**
+ * A webhook of an app the caller owns. The app first (spec 4.15, issue 25 item 8): an
+ * app named by app_id or the token that the caller does not own is 403 forbidden,
+ * whatever the id; then a webhook that is not that app's (or, with no app named, not
+ * of an app the caller owns) is 404 not_found (someone else's is not told apart).
+ */
 async function ownedWebhook(deps: DomainDeps, caller: WebhookCaller, id: string): Promise<Webhook> {
+  const named = await namedAppIsOwned(deps, caller);
   const webhook = /^[0-9a-f-]{36}$/i.test(id) ? await deps.store.webhooks.get(id) : null;
-  const named = caller.appId ?? caller.tokenAppId;
   if (webhook !== null && (named === null || named === webhook.appId)) {
     const app = await deps.store.accounts.getApp(webhook.appId);
     if (app !== null && app.ownerId === caller.userId) return webhook;

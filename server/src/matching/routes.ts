@@ -4,7 +4,7 @@
 // verify-fuzzy takes JSON (jsonBody).
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { requireAuth } from '../auth/middleware.js';
+import { requireAuth, sessionOrScope } from '../auth/middleware.js';
 import type { ServerDeps } from '../deps.js';
 import { jsonBody } from '../body.js';
 import { ApiError } from '../errors.js';
@@ -54,7 +54,7 @@ export function matchingRoutes(deps: ServerDeps): Router {
   });
 
   // Spec 4.11: sign scope; null for unsupported or unreadable files.
-  router.post('/fingerprint', requireAuth('sign'), async (ctx) => {
+  router.post('/fingerprint', requireAuth(deps, sessionOrScope('sign')), async (ctx) => {
     ctx.body = { fingerprint: await withUpload(ctx, false, (bytes) => fingerprintUpload(deps, bytes)) };
   });
 

@@ -71,10 +71,15 @@ export class MatchingService {
   private closed = false;
   /** How long to wait before the next restart of the index thread (see startThread). */
   private restartPauseMs = 0;
+  /**
+   * Every record up to this seq is in the index (or was handed to its thread): the last
+   * seq of a load, or the highest record of a 'stored' change applied.
+   */
+  private indexedThrough = 0;
 
   /** Starts the thread and the load at once; queries wait for it (`ready`). */
   constructor(private readonly deps: { store: Store; log: Logger }) {
-    this.follower = new FeedFollower(deps.store.feed, (changes) => this.applyChanges(changes), deps.log, 'match index');
+    this.follower = new FeedFollower(deps.store.feed, (changes) => this.applyChanges(changes), deps.log, 'match index', () => this.reloadNewer());
     this.thread = this.startThread();
     // The feed's position is read before the snapshot: a record stored meanwhile is
     // added twice at worst, and adding an id again replaces it.
@@ -116,15 +121,33 @@ export class MatchingService {
     const seqs = new Set<number>();
     let low = Infinity;
     let high = 0;
+    let stored = 0;
     for (const c of changes) {
+      if (c.kind === 'stored') stored = Math.max(stored, c.signature_seq);
       if (c.kind !== 'stored' || !c.has_fingerprint) continue;
       seqs.add(c.signature_seq);
       low = Math.min(low, c.signature_seq);
       high = Math.max(high, c.signature_seq);
     }
-    if (seqs.size === 0) return;
-    const rows = (await this.deps.store.signatures.listPerceptualHashes(low - 1, high)).filter((r) => seqs.has(r.seq));
-    this.addRecords(rows.map((r) => r.seq), rows.map((r) => parseFingerprint(r.perceptual_hash_json)), rows.map((r) => r.signed_at));
+    if (seqs.size > 0) {
+      const rows = (await this.deps.store.signatures.listPerceptualHashes(low - 1, high)).filter((r) => seqs.has(r.seq));
+      this.addRecords(rows.map((r) => r.seq), rows.map((r) => parseFingerprint(r.perceptual_hash_json)), rows.map((r) => r.signed_at));
+    }
+    this.indexedThrough = Math.max(this.indexedThrough, stored);
+  }
+
+  /**
+   * The follower fell behind the feed's window: the changes it missed are gone, but
+   * the records are not. Records are numbered in commit order (SQLite's one writer;
+   * on PostgreSQL they are inserted under the feed lock), so every record the index
+   * lacks comes after `indexedThrough`: those are loaded from the tables as at a start
+   * (records stored meanwhile may be added twice: an id added again replaces itself).
+   * Answers cached before may miss them: dropped.
+   */
+  private async reloadNewer(): Promise<void> {
+    await this.ready.catch(() => undefined); // the first load (or a restart's) sets indexedThrough
+    await this.load(undefined, this.indexedThrough);
+    this.answers.clear();
   }
 
   /**
@@ -158,7 +181,7 @@ export class MatchingService {
    * closed store fails the reads), and after each wait the load stops when the service
    * was closed or its thread ended.
    */
-  private async load(position?: Promise<number>): Promise<LoadStats> {
+  private async load(position?: Promise<number>, from = 0): Promise<LoadStats> {
     const started = performance.now();
     const thread = this.thread;
     const signatures = this.deps.store.signatures;
@@ -173,7 +196,7 @@ export class MatchingService {
       await position;
       stopIfEnded();
       const last = await signatures.lastSeq();
-      let next = 0;
+      let next = from;
       const fetchNext = () => {
         if (next >= last) return;
         ranges.push(handled(signatures.listPerceptualHashes(next, Math.min(last, next + LOAD_RANGE))));
@@ -198,8 +221,11 @@ export class MatchingService {
       for (const n of await Promise.all(adds)) indexed += n;
       stopIfEnded();
       const stats = { records, indexed, ms: Math.round(performance.now() - started) };
-      this.deps.log.info('match index loaded', { ...stats, bytes: thread.bytes() });
-      if (thread === this.thread) this.state = 'ready';
+      this.deps.log.info('match index loaded', { ...stats, after_seq: from, bytes: thread.bytes() });
+      if (thread === this.thread) {
+        this.state = 'ready';
+        this.indexedThrough = Math.max(this.indexedThrough, last);
+      }
       return stats;
     } catch (err) {
       if (this.closed) throw err; // a stop, not a failure: state and log stay as they were
@@ -246,6 +272,11 @@ export class MatchingService {
   /** The seq of the last change of the feed the index has applied. */
   get seq(): number {
     return this.follower.seq;
+  }
+
+  /** Times the index fell behind the feed's window and loaded newer records from the tables. */
+  get reloads(): number {
+    return this.follower.reloads;
   }
 
   /**

@@ -8,14 +8,14 @@ import { createHash } from 'node:crypto';
 import { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
 import { ZodError } from 'zod';
-import { bearerToken, requireAuth } from '../auth/middleware.js';
-import { SESSION_TTL_SECONDS, verifySessionToken } from '../auth/tokens.js';
+import { bearerToken, requireAuth, SESSION_ONLY } from '../auth/middleware.js';
+import { SESSION_TTL_SECONDS } from '../auth/tokens.js';
 import { jsonBody } from '../body.js';
 import type { ServerDeps } from '../deps.js';
 import {
   accessOf, authorizedApps, codeForGrantedScopes, consent, exchangeCode, refreshAccess, revokeAuthorizedApp, revokeToken, shareableEmail, userInfoOf,
 } from '../domain/oauth.js';
-import { login } from '../domain/sessions.js';
+import { login, sessionOfToken } from '../domain/sessions.js';
 import { ApiError, DomainError } from '../errors.js';
 import { zodMessage } from '../middleware.js';
 import { clientIp, rateLimit } from '../ratelimit.js';
@@ -26,6 +26,7 @@ import {
   CLIENT_RULES, codeGrantParams, REQUEST_RULES, refreshGrantParams, REVOKE_RULES, revocationParams, runRules, TOKEN_RULES,
   type AuthorizationDraft, type AuthorizationRequest, type ClientDraft, type Params, type TokenDraft,
 } from './rules.js';
+import { perClientOutcomeLimit, recordOutcome } from './limits.js';
 import { consentForm, signInForm } from './schema.js';
 
 export const OAUTH_PREFIX = '/oauth';
@@ -67,14 +68,6 @@ function bodyParams(ctx: Context): Params {
   return body as Params;
 }
 
-/** Spec 8 "per client": the client_id sent (a well-formed one), else the caller's address. */
-function perClient(deps: ServerDeps) {
-  return (ctx: Context): string => {
-    const clientId = (ctx.request.body as Params | undefined)?.client_id;
-    return typeof clientId === 'string' && UUID.test(clientId) ? `client:${clientId.toLowerCase()}` : `ip:${clientIp(ctx, deps.config.trustProxy)}`;
-  };
-}
-
 /** Spec 8 "per token": the bearer token's SHA-256 (never the token itself), else the caller's address. */
 function perToken(deps: ServerDeps) {
   return (ctx: Context): string => {
@@ -85,12 +78,11 @@ function perToken(deps: ServerDeps) {
 
 // ---------------------------------------------------------------- /oauth/authorize
 
-/** The user of the browser's session cookie (decisions.md 7), or null. */
+/** The user of the browser's session cookie (decisions.md 7), or null (also once the user signed out everywhere). */
 async function sessionUser(ctx: Context, deps: ServerDeps): Promise<User | null> {
   const token = ctx.cookies.get(SESSION_COOKIE);
   if (!token) return null;
-  const claims = await verifySessionToken(deps, token);
-  return claims === null ? null : deps.store.accounts.getUser(claims.userId);
+  return (await sessionOfToken(deps, token))?.user ?? null;
 }
 
 /**
@@ -193,8 +185,8 @@ export function oauthRoutes(deps: ServerDeps): Router {
   router.get('/authorize', perIp, (ctx) => authorize(ctx, deps));
   router.post('/authorize', perIp, body, (ctx) => authorize(ctx, deps));
 
-  // Spec 4.16, 5, 8: JSON or a form; 50/min per client.
-  router.post('/token', oauthErrors, body, rateLimit(deps, { name: 'oauth:token', max: 50, durationMs: MINUTE, key: perClient(deps) }), async (ctx) => {
+  // Spec 4.16, 5, 8: JSON or a form; 50/min per client, failures per client and address (limits.ts).
+  router.post('/token', oauthErrors, body, perClientOutcomeLimit(deps, 'oauth:token'), async (ctx) => {
     noStore(ctx);
     const draft = await runRules<TokenDraft>(TOKEN_RULES, { params: bodyParams(ctx) }, deps);
     const clientId = draft.app!.id;
@@ -214,11 +206,13 @@ export function oauthRoutes(deps: ServerDeps): Router {
     ctx.body = userInfoAnswer(await userInfoOf(deps, access));
   });
 
-  // Spec 4.16, 8, RFC 7009: 200 whatever the token was; 50/min per client.
-  router.post('/revoke', oauthErrors, body, rateLimit(deps, { name: 'oauth:revoke', max: 50, durationMs: MINUTE, key: perClient(deps) }), async (ctx) => {
+  // Spec 4.16, 8, RFC 7009: 200 whatever the token was; 50/min per client, where a
+  // revocation that revoked nothing counts as a failure (per client and address).
+  router.post('/revoke', oauthErrors, body, perClientOutcomeLimit(deps, 'oauth:revoke'), async (ctx) => {
     noStore(ctx);
     const draft = await runRules<ClientDraft>(REVOKE_RULES, { params: bodyParams(ctx) }, deps);
-    await revokeToken(deps, { clientId: draft.app!.id, ...revocationParams(draft.params) });
+    const revoked = await revokeToken(deps, { clientId: draft.app!.id, ...revocationParams(draft.params) });
+    recordOutcome(ctx, revoked ? 'success' : 'failure');
     ctx.body = {};
   });
 
@@ -235,22 +229,20 @@ export function oauthMetadataRoutes(deps: ServerDeps): Router {
   return router;
 }
 
-/** The user's apps are managed with a session token: an app's access token cannot list or revoke apps. */
-async function sessionOnly(ctx: Context, next: Next): Promise<void> {
-  if (ctx.state.auth!.kind !== 'session') throw new ApiError('forbidden', 'Manage your authorized apps with a session token, not an app\'s access token.');
-  await next();
-}
-
-/** /api/v1/account/apps: the apps holding access to the user's account, and revoking one. */
+/**
+ * /api/v1/account/apps: the apps holding access to the user's account, and revoking
+ * one; managed with the user's session token (an app's access token is refused).
+ */
 export function accountAppsRoutes(deps: ServerDeps): Router {
   const router = new Router();
+  const sessionOnly = requireAuth(deps, SESSION_ONLY);
 
-  router.get('/apps', requireAuth(), sessionOnly, async (ctx) => {
+  router.get('/apps', sessionOnly, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = authorizedAppsAnswer(await authorizedApps(deps, ctx.state.auth!.userId));
   });
 
-  router.delete('/apps/:client_id', requireAuth(), sessionOnly, async (ctx) => {
+  router.delete('/apps/:client_id', sessionOnly, async (ctx) => {
     if (!UUID.test(ctx.params.client_id)) throw new ApiError('not_found', 'This app has no access to your account.');
     await revokeAuthorizedApp(deps, ctx.state.auth!.userId, ctx.params.client_id.toLowerCase());
     ctx.body = { success: true };

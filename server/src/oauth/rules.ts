@@ -7,6 +7,7 @@
 // the client and its redirect URI, whose failures are shown on a page and never
 // redirected (a redirect to an unchecked URI would make us an open redirector); then
 // the rest, whose failures go back to the app's redirect URI.
+import ipaddr from 'ipaddr.js';
 import type { ServerDeps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { OAUTH_SCOPES, TOKEN_TYPE_HINTS, withOpenid, type TokenTypeHint } from '../domain/oauth.js';
@@ -78,6 +79,48 @@ export function redirectUriIsRegistered(draft: AuthorizationDraft): void {
   draft.redirectUri = redirectUri;
 }
 
+/**
+ * RFC 8252 7.3, 8.3 and RFC 9700 2.1, 4.1.1: a code may travel in clear only to the
+ * user's own machine. Plain http is for loopback hosts (127.0.0.0/8, [::1],
+ * localhost), any port; https for any host; a private-use scheme (RFC 8252 7.1: the
+ * reverse of a domain the app controls, so it holds a dot: `com.example.app:/cb`) for
+ * a native app. Never a fragment (RFC 6749 3.1.2). Null when allowed, else why not
+ * and what to register instead.
+ */
+export function redirectUriProblem(uri: string): string | null {
+  if (!URL.canParse(uri)) return 'must be an absolute URI';
+  const url = new URL(uri);
+  if (url.hash !== '' || uri.includes('#')) return 'must not have a fragment (RFC 6749 3.1.2)';
+  const scheme = url.protocol.slice(0, -1);
+  if (scheme === 'https') return null;
+  if (scheme === 'http') {
+    return isLoopbackHost(url.hostname)
+      ? null
+      : `http is allowed only for loopback hosts (http://127.0.0.1:PORT/..., RFC 8252 7.3); register https://${url.host}${url.pathname} instead`;
+  }
+  if (/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+$/.test(scheme)) return null;
+  return `"${scheme}:" is neither https, http on a loopback host, nor a private-use scheme of a native app (reverse domain name, e.g. com.example.app:/callback, RFC 8252 7.1)`;
+}
+
+/** localhost, 127.0.0.0/8 or ::1 (URL gives IPv6 hosts in brackets). */
+function isLoopbackHost(hostname: string): boolean {
+  if (hostname === 'localhost') return true;
+  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
+}
+
+/**
+ * RFC 9700 2.1, 4.1.1: an app registered before the redirect URI rules with a URI they
+ * refuse (plain http to a host that is not loopback) gets no code there: a page, no
+ * redirect, naming the fix.
+ */
+export function redirectUriIsAllowed(draft: AuthorizationDraft): void {
+  const problem = redirectUriProblem(draft.redirectUri!);
+  if (problem !== null) {
+    throw invalidRequest(`redirect_uri: ${problem}. The app's developer must register an allowed redirect URI; no code is sent to this one.`);
+  }
+}
+
 /** state goes back as sent, so it must be one value; an app may send none. */
 export function stateIsSingle(draft: AuthorizationDraft): void {
   draft.state = null; // a repeated state cannot be echoed: its error goes back without one
@@ -115,7 +158,7 @@ export function challengeMethodIsS256(draft: AuthorizationDraft): void {
 }
 
 /** Failures shown on a page (never redirected). */
-export const CLIENT_RULES: readonly AuthorizeRule[] = [clientIsKnown, redirectUriIsRegistered];
+export const CLIENT_RULES: readonly AuthorizeRule[] = [clientIsKnown, redirectUriIsRegistered, redirectUriIsAllowed];
 /** Failures redirected to the app with error, error_description, state and iss. */
 export const REQUEST_RULES: readonly AuthorizeRule[] = [stateIsSingle, responseTypeIsCode, scopeIsGiven, scopesAreEnabled, codeChallengeIsGiven, challengeMethodIsS256];
 

@@ -4,7 +4,7 @@
 // surfaces), converted by z.toJSONSchema; the answers, and the requests the sign-it
 // feature checks by hand, are described here in zod once, after the spec's sections.
 import { z } from 'zod';
-import { challengeBody, loginBody, patchMeBody, registerBody, signedChallengeBody } from '../auth/schema.js';
+import { challengeBody, loginBody, passwordChangeBody, patchMeBody, registerBody, signedChallengeBody } from '../auth/schema.js';
 import { CONTACT_PURPOSES } from '../domain/contact.js';
 import { createAppBody } from '../developer/schema.js';
 import { createWebhookBody, updateWebhookBody } from '../webhooks/schema.js';
@@ -134,6 +134,10 @@ add('patch', '/api/v1/auth/me', { tag: 'accounts', auth: 'session', summary: 'Ch
 add('post', '/api/v1/auth/vault/challenge', { tag: 'accounts', summary: 'A sign-in challenge for a vault key', body: { schema: json(challengeBody, 'input') }, limit: '60/min', responses: { 200: ['the challenge', json(z.object({ challenge: z.string(), expires_at: z.string() }))] } });
 add('post', '/api/v1/auth/vault/token', { tag: 'accounts', summary: 'Sign in with a signed challenge (a new key gets a device-hosted account)', body: { schema: json(signedChallengeBody, 'input') }, limit: '60/min', responses: { 200: ['the session', json(z.object({ token: z.string(), user }))] } });
 add('post', '/api/v1/auth/agents', { tag: 'accounts', auth: 'session', summary: 'Link another device key with a challenge it signed', body: { schema: json(signedChallengeBody, 'input') }, responses: { 200: ['the account', json(z.object({ user }))] } });
+add('get', '/api/v1/auth/agents', { tag: 'accounts', auth: 'session', summary: 'The account\'s linked device keys, primary first', responses: { 200: ['the keys', json(z.object({ agents: user.shape.agents }))] } });
+add('delete', '/api/v1/auth/agents/{agent_pub_key}', { tag: 'accounts', auth: 'session', summary: 'Unlink a device key: it can no longer sign in or publish; its records stay; never the only key (409 agent_required)', path: { agent_pub_key: 'the key (uhCAk... or base64)' }, responses: { 200: ['the keys left', json(z.object({ agents: user.shape.agents }))] } });
+add('post', '/api/v1/auth/sessions/revoke', { tag: 'accounts', auth: 'session', summary: 'Sign out everywhere: every session token issued until now ends (this one too)', responses: { 200: ['signed out', json(z.object({ success: z.literal(true), sessions_valid_after: z.string() }))] } });
+add('post', '/api/v1/auth/password', { tag: 'accounts', auth: 'session', summary: 'Change the password: every session issued before ends; the answer is a fresh session', body: { schema: json(passwordChangeBody, 'input') }, limit: '30/min (login\'s window)', responses: { 200: ['the new session', json(z.object({ token: z.string(), user }))] } });
 add('post', '/api/v1/auth/email/verification', { tag: 'accounts', auth: 'session', summary: 'Mail a new verification link to the account\'s address (one goes out on registration); session tokens only', limit: '3/hour per user',
   responses: { 202: ['a link is being sent', json(z.object({ email: z.string(), email_verified: z.literal(false), verification_sent: z.literal(true) }))], 200: ['verified already: nothing sent', json(z.object({ email: z.string(), email_verified: z.literal(true), verification_sent: z.literal(false) }))], 400: ['invalid_request: the account has no e-mail address', json(errorBody)] } });
 add('get', '/api/v1/auth/email/verify', { tag: 'accounts', summary: 'The link a verification mail carries: marks the address verified (single use, 24 hours, bound to the address it was sent to)', limit: '30/min',

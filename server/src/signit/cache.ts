@@ -8,7 +8,8 @@
 // wrote and then reads never gets the answer from before. A generation counter closes
 // the race where a read started before a write would put the old answer back after
 // the write dropped it. The TTL bounds staleness from writes this node is not woken
-// for (another process writing the same database).
+// for (another process writing the same database). A follower that fell behind the
+// feed's window drops every answer (they are reloaded from the tables on demand).
 import NodeCache from 'node-cache';
 import { FeedFollower } from '../feed-follower.js';
 import type { Logger } from '../log.js';
@@ -33,7 +34,8 @@ export class VerifyCache {
       useClones: false,
       maxKeys: VERIFY_CACHE_MAX_KEYS,
     });
-    this.follower = new FeedFollower(feed, (changes) => this.applyChanges(changes), log, options.name ?? 'verify cache');
+    // behind the feed's window: every answer may be old, and the next ones come from the tables
+    this.follower = new FeedFollower(feed, (changes) => this.applyChanges(changes), log, options.name ?? 'verify cache', () => this.dropAll());
   }
 
   /** Reads the feed's position; answers are cached from then on. */
@@ -59,6 +61,11 @@ export class VerifyCache {
     return body;
   }
 
+  private dropAll(): void {
+    this.generation += 1;
+    this.cache.flushAll();
+  }
+
   private applyChanges(changes: readonly Change[]): void {
     this.generation += 1;
     for (const change of changes) {
@@ -82,6 +89,11 @@ export class VerifyCache {
 
   get seq(): number {
     return this.follower.seq;
+  }
+
+  /** Times it fell behind the feed's window and dropped every answer. */
+  get reloads(): number {
+    return this.follower.reloads;
   }
 
   /** Stops following the feed and the cache's expiry timer. */

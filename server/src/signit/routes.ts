@@ -3,7 +3,7 @@
 // request checked (schema.ts), one domain call, the answer shaped (present.ts).
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { requireAuth } from '../auth/middleware.js';
+import { requireAuth, sessionOrScope } from '../auth/middleware.js';
 import type { ServerDeps } from '../deps.js';
 import { publish, publishRevocation } from '../domain/publishing.js';
 import { agentQuota, callerQuota, syncAgentQuota } from '../domain/quota-plans.js';
@@ -52,35 +52,35 @@ export function signItRoutes(deps: ServerDeps): Router {
   });
 
   // Spec 4.7 (deprecated): quota-gated, not rate-limited.
-  router.post('/sign', requireAuth('sign'), async (ctx) => {
+  router.post('/sign', requireAuth(deps, sessionOrScope('sign')), async (ctx) => {
     ctx.body = signAnswer(await signOne(deps, authOf(ctx), parseSignRequest(ctx.request.body)));
   });
 
   // Spec 4.8 (deprecated).
-  router.post('/sign-batch', requireAuth('sign'), async (ctx) => {
+  router.post('/sign-batch', requireAuth(deps, sessionOrScope('sign')), async (ctx) => {
     ctx.body = batchAnswer(await signBatch(deps, authOf(ctx), parseBatch(ctx.request.body)));
   });
 
   // Spec 4.10.
-  router.post('/revoke', requireAuth('sign'), async (ctx) => {
+  router.post('/revoke', requireAuth(deps, sessionOrScope('sign')), async (ctx) => {
     await revoke(deps, authOf(ctx), parseRevoke(ctx.request.body));
     ctx.body = SUCCESS;
   });
 
   // Spec 4.12.
-  router.post('/set-thumbnail', requireAuth('sign'), async (ctx) => {
+  router.post('/set-thumbnail', requireAuth(deps, sessionOrScope('sign')), async (ctx) => {
     await setThumbnail(deps, authOf(ctx), parseThumbnail(ctx.request.body));
     ctx.body = SUCCESS;
   });
 
   // Spec 4.9.
-  router.get('/my-signatures', requireAuth('verify'), async (ctx) => {
+  router.get('/my-signatures', requireAuth(deps, sessionOrScope('verify')), async (ctx) => {
     noStore(ctx);
     ctx.body = mySignaturesAnswer(await deps.store.signatures.findForUser(authOf(ctx).userId));
   });
 
   // Spec 4.4: no per-IP limit.
-  router.get('/quota', requireAuth('verify'), async (ctx) => {
+  router.get('/quota', requireAuth(deps, sessionOrScope('verify')), async (ctx) => {
     noStore(ctx);
     ctx.body = await callerQuota(deps, authOf(ctx));
   });

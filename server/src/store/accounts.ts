@@ -32,6 +32,11 @@ export interface User {
   tier: UserTier;
   emailVerified: boolean;
   createdAt: number;
+  /**
+   * Session tokens issued before this time (Unix ms) are void: set by "sign out
+   * everywhere" and a password change (issue 25); null when never set.
+   */
+  sessionsValidAfter: number | null;
 }
 
 export interface NewUser {
@@ -55,9 +60,19 @@ export interface UserPatch {
 export interface Agent {
   agentKey: string;
   userId: string;
+  /** Never true for an unlinked key. */
   primary: boolean;
   createdAt: number;
+  /**
+   * When the user unlinked the key (Unix ms), null while linked. An unlinked key stays
+   * the user's (its records keep their signer's profile; no other account can take it)
+   * but can no longer sign in, publish or be shown as the user's key.
+   */
+  unlinkedAt: number | null;
 }
+
+/** What unlinkAgent did: or why not (the key is not the user's linked key; the only one left; its server-hosted cell's). */
+export type UnlinkOutcome = 'unlinked' | 'not_linked' | 'only_key' | 'cell_key';
 
 export interface Cell {
   userId: string;
@@ -112,17 +127,34 @@ export interface AccountsStore {
    */
   updateUser(id: string, patch: UserPatch): Promise<User | null>;
   setUserTier(id: string, tier: UserTier): Promise<boolean>;
+  /**
+   * Voids the user's session tokens issued before `before` (Unix ms): the cut-off only
+   * moves forward (a later call with an earlier time changes nothing). False when no such user.
+   */
+  revokeSessions(userId: string, before: number): Promise<boolean>;
+  /** A new password hash, and the sessions cut-off moved to `sessionsBefore`, in one transaction. False when no such user. */
+  setPassword(userId: string, passwordHash: string, sessionsBefore: number): Promise<boolean>;
 
-  /** Primary first, then by link time. */
+  getAgent(agentKey: string): Promise<Agent | null>;
+  /** Every key the user holds, unlinked ones too (their `unlinkedAt` set): primary first, then by link time. */
   listAgents(userId: string): Promise<Agent[]>;
   /**
-   * Links an agent key to a user (idempotent for the same user); StoreConflictError
-   * ('agent_key') when another user holds it, StoreNotFoundError('user') when the user
-   * does not exist. `primary` moves the primary flag to this key; a user's first key is
-   * always primary. Linking a key that already signed stored records changes whose
-   * profile their answers show: it appends a 'profile' change.
+   * Links an agent key to a user (idempotent for the same user; a key the same user
+   * unlinked is linked again); StoreConflictError ('agent_key') when another user holds
+   * it, linked or not, StoreNotFoundError('user') when the user does not exist.
+   * `primary` moves the primary flag to this key; a user's first linked key is always
+   * primary. Linking a key that already signed stored records changes whose profile
+   * their answers show: it appends a 'profile' change.
    */
   linkAgent(userId: string, agentKey: string, opts?: { primary?: boolean; now?: number }): Promise<Agent>;
+  /**
+   * Unlinks one of the user's linked keys at `now`, keeping its row (the records it
+   * signed keep their signer). Refused: 'only_key' for the user's last linked key,
+   * 'cell_key' for the key of their server-hosted cell; 'not_linked' when the key is
+   * not a linked key of this user. The primary flag moves to the oldest key left.
+   * Serialised per user, so two unlinks at once cannot leave none.
+   */
+  unlinkAgent(userId: string, agentKey: string, now: number): Promise<UnlinkOutcome>;
 
   /**
    * Stores a cell and links its agent key to the user as primary, atomically.
@@ -161,6 +193,7 @@ interface UserRow {
   tier: UserTier;
   email_verified: boolean | number;
   created_at: number;
+  sessions_valid_after: number | null;
 }
 
 interface AgentRow {
@@ -168,6 +201,7 @@ interface AgentRow {
   user_id: string;
   is_primary: boolean | number;
   created_at: number;
+  unlinked_at: number | null;
 }
 
 interface CellRow {
@@ -211,9 +245,16 @@ const toUser = (r: UserRow): User => ({
   tier: r.tier,
   emailVerified: flag(r.email_verified),
   createdAt: r.created_at,
+  sessionsValidAfter: r.sessions_valid_after ?? null,
 });
 
-const toAgent = (r: AgentRow): Agent => ({ agentKey: r.agent_key, userId: r.user_id, primary: flag(r.is_primary), createdAt: r.created_at });
+const toAgent = (r: AgentRow): Agent => ({
+  agentKey: r.agent_key,
+  userId: r.user_id,
+  primary: flag(r.is_primary),
+  createdAt: r.created_at,
+  unlinkedAt: r.unlinked_at ?? null,
+});
 
 const toCell = (r: CellRow): Cell => ({
   userId: r.user_id,
@@ -260,6 +301,8 @@ async function insertAgent(db: Db, tx: Queryable, feed: FeedWriter, userId: stri
   const makePrimary = primary || !hasPrimary;
   if (makePrimary) await tx.run(`UPDATE agents SET is_primary = ${FALSE} WHERE user_id = ? AND agent_key <> ?`, [userId, agentKey]);
   if (owner) {
+    // the same user's key: linked again if they had unlinked it
+    await tx.run('UPDATE agents SET unlinked_at = NULL WHERE agent_key = ?', [agentKey]);
     if (makePrimary) await tx.run(`UPDATE agents SET is_primary = ${TRUE} WHERE agent_key = ?`, [agentKey]);
     return;
   }
@@ -342,6 +385,18 @@ export function createAccountsStore(db: Db, feed: Feed): AccountsStore {
       return (await db.run('UPDATE users SET tier = ? WHERE id = ?', [tier, id])) === 1;
     },
 
+    async revokeSessions(userId, before) {
+      const sql = `UPDATE users SET sessions_valid_after = ${d.greatest('COALESCE(sessions_valid_after, 0)', '?')} WHERE id = ?`;
+      return (await db.run(sql, [before, userId])) === 1;
+    },
+
+    async setPassword(userId, passwordHash, sessionsBefore) {
+      const sql = `UPDATE users SET password_hash = ?, sessions_valid_after = ${d.greatest('COALESCE(sessions_valid_after, 0)', '?')} WHERE id = ?`;
+      return (await db.run(sql, [passwordHash, sessionsBefore, userId])) === 1;
+    },
+
+    getAgent: agentBy,
+
     async listAgents(userId) {
       return (await db.all<AgentRow>('SELECT * FROM agents WHERE user_id = ? ORDER BY is_primary DESC, created_at, agent_key', [userId])).map(toAgent);
     },
@@ -349,6 +404,23 @@ export function createAccountsStore(db: Db, feed: Feed): AccountsStore {
     async linkAgent(userId, agentKey, opts = {}) {
       await feed.write((tx, changes) => insertAgent(db, tx, changes, userId, agentKey, opts.primary ?? false, opts.now ?? Date.now()), { missing: 'user' });
       return (await agentBy(agentKey))!;
+    },
+
+    unlinkAgent(userId, agentKey, now) {
+      return db.transaction(async (tx) => {
+        // the user's row locked: two unlinks at once cannot each see the other's key still linked
+        if (!(await tx.get(`SELECT 1 FROM users WHERE id = ? ${d.lock('update')}`, [userId]))) return 'not_linked';
+        const linked = await tx.all<{ agent_key: string }>('SELECT agent_key FROM agents WHERE user_id = ? AND unlinked_at IS NULL ORDER BY created_at, agent_key', [userId]);
+        if (!linked.some((a) => a.agent_key === agentKey)) return 'not_linked';
+        if (linked.length === 1) return 'only_key';
+        if (await tx.get('SELECT 1 FROM cells WHERE user_id = ? AND agent_key = ?', [userId, agentKey])) return 'cell_key';
+        await tx.run(`UPDATE agents SET unlinked_at = ?, is_primary = ${d.false} WHERE agent_key = ?`, [now, agentKey]);
+        if (!(await tx.get(`SELECT 1 FROM agents WHERE user_id = ? AND is_primary = ${d.true}`, [userId]))) {
+          const next = linked.find((a) => a.agent_key !== agentKey)!;
+          await tx.run(`UPDATE agents SET is_primary = ${d.true} WHERE agent_key = ?`, [next.agent_key]);
+        }
+        return 'unlinked';
+      });
     },
 
     async createCell(cell) {

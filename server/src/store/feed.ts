@@ -25,6 +25,15 @@ export type Change =
   /** A signer's public profile changed (answers show profile fields): any answer with their records. */
   | { seq: number; kind: 'profile'; user_id: string; at: number };
 
+/** How much of the change feed is kept (PROVENANT_FEED_MAX_CHANGES, PROVENANT_FEED_MAX_AGE_HOURS). */
+export interface FeedWindow {
+  maxChanges: number;
+  maxAgeMs: number;
+}
+
+/** Changes deleted per transaction when the feed's window is pruned (ChangeFeed.prune). */
+const PRUNE_BATCH = 10_000;
+
 /**
  * Every engine's log of the writes that change verification answers: each change is
  * appended in the transaction of its cause (a rolled-back write appends nothing), and
@@ -32,10 +41,29 @@ export type Change =
  * Consumers (the verify cache, the answer cache, the match index) keep a cursor.
  */
 export interface ChangeFeed {
-  /** The seq of the latest committed change (0 when none). */
+  /** The seq of the latest committed change (0 when none), pruned ones included: never below horizon(). */
   latest(): Promise<number>;
-  /** Committed changes with seq > afterSeq, oldest first, at most `limit`. */
+  /**
+   * Committed changes with seq > afterSeq, oldest first, at most `limit`: those still in
+   * the window. Changes up to horizon() were pruned: a reader whose cursor is below it
+   * missed some (see horizon()).
+   */
   since(afterSeq: number, limit: number): Promise<Change[]>;
+  /**
+   * The highest seq pruned from the feed (0 when none). Pruning removes changes from the
+   * oldest, so a reader at `cursor` has missed changes exactly when horizon() > cursor.
+   * Read it AFTER the since() it checks (the horizon only grows): then a horizon not
+   * above the cursor proves that since() saw every change after it. A since() whose first
+   * change is cursor + 1 proves it alone.
+   */
+  horizon(): Promise<number>;
+  /**
+   * Deletes the oldest changes outside the window: beyond the newest `maxChanges`, or
+   * written (`at`) before `now - maxAgeMs`; raises horizon() to the highest seq deleted,
+   * in the same transaction. In batches (each its own transaction, so appends are never
+   * held up long); several nodes pruning at once is harmless. Returns the changes deleted.
+   */
+  prune(window: FeedWindow, now: number): Promise<number>;
   /**
    * Wakes `listener` after a commit on this node appended changes (no payload: read
    * since() from your own cursor). Called synchronously once the commit is done and
@@ -120,8 +148,43 @@ export class Feed implements ChangeFeed {
   ) {}
 
   async latest(): Promise<number> {
-    const row = await this.db.get<{ last: number | null }>('SELECT max(seq) AS last FROM changes');
+    // max(seq) reads the primary key's last entry; when the window has been pruned empty
+    // the highest seq pruned stands in (a seq is never handed out again)
+    const row = await this.db.get<{ last: number | null }>(
+      `SELECT ${this.db.dialect.greatest('COALESCE((SELECT max(seq) FROM changes), 0)', 'COALESCE((SELECT pruned_through FROM feed_window WHERE id = 1), 0)')} AS last`,
+    );
     return row?.last ?? 0;
+  }
+
+  async horizon(): Promise<number> {
+    const row = await this.db.get<{ pruned_through: number }>('SELECT pruned_through FROM feed_window WHERE id = 1');
+    return row?.pruned_through ?? 0;
+  }
+
+  /**
+   * Needs no feed lock: an append in flight holds a seq above every committed one (seqs
+   * are handed out under the lock, or by SQLite's one writer), and only committed changes
+   * are deleted. Two nodes pruning at once delete the same rows; the horizon only grows.
+   */
+  async prune(window: FeedWindow, now: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      // one batch per write transaction: signs wait for it at most that long
+      const n = await this.db.transaction(async (tx) => {
+        // of the oldest PRUNE_BATCH changes, up to the last one outside the window
+        const cut = await tx.get<{ seq: number | null }>(
+          `SELECT max(seq) AS seq FROM (SELECT seq, at FROM changes ORDER BY seq LIMIT ?) oldest
+           WHERE seq <= (SELECT max(seq) FROM changes) - ? OR at < ?`,
+          [PRUNE_BATCH, window.maxChanges, now - window.maxAgeMs],
+        );
+        if (cut?.seq == null) return 0;
+        const count = await tx.run('DELETE FROM changes WHERE seq <= ?', [cut.seq]);
+        await tx.run(`UPDATE feed_window SET pruned_through = ${this.db.dialect.greatest('pruned_through', '?')} WHERE id = 1`, [cut.seq]);
+        return count;
+      });
+      deleted += n;
+      if (n < PRUNE_BATCH) return deleted;
+    }
   }
 
   async since(afterSeq: number, limit: number): Promise<Change[]> {

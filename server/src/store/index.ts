@@ -10,7 +10,7 @@ export * from './accounts.js';
 export * from './contacts.js';
 export * from './email-verifications.js';
 export * from './errors.js';
-export type { Change, ChangeFeed } from './feed.js';
+export type { Change, ChangeFeed, FeedWindow } from './feed.js';
 export * from './oauth.js';
 export { reducedJson } from './reduced.js';
 export * from './signatures.js';

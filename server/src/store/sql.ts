@@ -78,6 +78,8 @@ export interface Dialect {
    * `n`, each row's position (ORDER BY n keeps the batch's order), and its parameters.
    */
   batch(columns: readonly (readonly [name: string, type: ColumnType])[], rows: readonly (readonly unknown[])[]): { from: string; params: unknown[] };
+  /** The larger of two values (SQLite's two-argument MAX, PostgreSQL's GREATEST). */
+  greatest(a: string, b: string): string;
   /** The rows' values of `expr` as one text, a line each (an aggregate). */
   lines(expr: string): string;
   /**

@@ -111,6 +111,14 @@ export interface WebhooksStore {
    * its webhook was deleted meanwhile.
    */
   finishDelivery(id: string, outcome: { ok: boolean; at: number }, maxFailures: number): Promise<'delivered' | 'failed' | 'disabled' | 'gone'>;
+  /**
+   * Extends the lease of a delivery being sent to `leaseUntil`, if `claim` (its
+   * WebhookDelivery.attempts: each claim numbers it) is still the current claim and the
+   * delivery is unfinished: true then. False when another claim took it (the lease ran
+   * out and someone claimed it again) or it was finished or deleted: the sender must not
+   * send (or record) it. A claim that took it waits for a lease renewed meanwhile.
+   */
+  renewDelivery(id: string, claim: number, leaseUntil: number): Promise<boolean>;
   /** Outbox rows not yet routed and deliveries not yet finished (for /healthz). */
   backlog(): Promise<{ events: number; deliveries: number }>;
 }
@@ -325,6 +333,13 @@ export function createWebhooksStore(db: Db): WebhooksStore {
         await dropPending(tx, delivery.webhook_id, outcome.at);
         return 'disabled' as const;
       });
+    },
+
+    async renewDelivery(id, claim, leaseUntil) {
+      // a concurrent claim holds the row (FOR UPDATE; SQLite: the one writer): this waits
+      // for it, then sees attempts moved
+      const count = await db.run('UPDATE webhook_deliveries SET due_at = ? WHERE id = ? AND attempts = ? AND finished_at IS NULL', [leaseUntil, id, claim]);
+      return count > 0;
     },
 
     async backlog() {

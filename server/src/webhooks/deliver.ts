@@ -65,7 +65,8 @@ export async function deliverWebhook(req: DeliveryRequest, opts: DeliverOptions)
     const cause = controller.signal.aborted ? controller.signal.reason : err;
     const error = cause instanceof Error ? cause.message : String(cause);
     if (cause instanceof DeadlineError) return { ok: false, reason: 'timeout', error };
-    if (err instanceof WebhookUrlError) return { ok: false, reason: 'refused_address', error };
+    // the log may name what the host resolved to (the caller's message never does)
+    if (err instanceof WebhookUrlError) return { ok: false, reason: 'refused_address', error: err.detail };
     if (controller.signal.aborted) return { ok: false, reason: 'aborted', error };
     return { ok: false, reason: 'network', error };
   } finally {

@@ -1,15 +1,16 @@
 // /api/v1/webhooks (spec 4.15): parse, one domain call, present. Management takes a
-// developer session token (spec 5); the catalog is public; creates are limited to 30 a
-// minute per developer (spec 8).
+// developer session token (spec 5: an app's OAuth token is refused, 403 forbidden); the
+// catalog is public; creates are limited to 30 a minute per developer (spec 8). Every
+// route checks the named app (app_id, or the token's) before anything else: 403
+// forbidden for an app the caller does not own.
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import type { ServerDeps } from '../deps.js';
-import { requireAuth } from '../auth/middleware.js';
+import { requireAuth, SESSION_ONLY } from '../auth/middleware.js';
 import { jsonBody } from '../body.js';
-import { ApiError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
 import { parseInput } from '../validate.js';
-import { createWebhook, deleteWebhook, listWebhooks, updateWebhook, type WebhookCaller, type WebhookDeps } from '../domain/webhooks.js';
+import { createWebhook, deleteWebhook, listWebhooks, namedAppIsOwned, updateWebhook, type WebhookCaller, type WebhookDeps } from '../domain/webhooks.js';
 import { createWebhookBody, updateWebhookBody, webhookQuery } from './schema.js';
 import { catalogAnswer, createdAnswer, listAnswer, webhookView } from './present.js';
 
@@ -18,18 +19,20 @@ import { catalogAnswer, createdAnswer, listAnswer, webhookView } from './present
 // description show it as /api/v1/webhooks/).
 export const WEBHOOKS_PREFIX = '/api/v1';
 
-/** Spec 5: webhook management is for developer session tokens, not an app's OAuth tokens. */
-function sessionCaller(ctx: Context): WebhookCaller {
+/** The caller (a session token: requireAuth's SESSION_ONLY) and the app it names, which must be theirs (403 forbidden) before anything else is read. */
+async function sessionCaller(deps: WebhookDeps, ctx: Context): Promise<WebhookCaller> {
   const auth = ctx.state.auth!;
-  if (auth.kind !== 'session') throw new ApiError('invalid_token', 'Webhook management needs a developer session token.', {}, { 'WWW-Authenticate': 'Bearer' });
   const { app_id } = parseInput(webhookQuery, ctx.query);
-  return { userId: auth.userId, tokenAppId: auth.appId, appId: app_id ?? null };
+  const caller = { userId: auth.userId, tokenAppId: auth.appId, appId: app_id ?? null };
+  await namedAppIsOwned(deps, caller);
+  return caller;
 }
 
 export function webhookRoutes(deps: ServerDeps): Router {
   const router = new Router();
   router.use(jsonBody());
   const domain: WebhookDeps = { store: deps.store, config: deps.config, resolveHost: deps.webhooks.resolveHost };
+  const session = requireAuth(deps, SESSION_ONLY);
 
   router.get('/webhooks/events', (ctx) => {
     ctx.body = catalogAnswer();
@@ -37,10 +40,10 @@ export function webhookRoutes(deps: ServerDeps): Router {
 
   router.post(
     '/webhooks',
-    requireAuth(),
+    session,
     rateLimit(deps, { name: 'webhooks:create', max: 30, durationMs: 60_000, key: (ctx) => ctx.state.auth!.userId }),
     async (ctx) => {
-      const caller = sessionCaller(ctx);
+      const caller = await sessionCaller(domain, ctx);
       const body = parseInput(createWebhookBody, ctx.request.body);
       const { webhook, secret } = await createWebhook(domain, caller, body);
       ctx.set('Cache-Control', 'no-store');
@@ -49,19 +52,19 @@ export function webhookRoutes(deps: ServerDeps): Router {
     },
   );
 
-  router.get('/webhooks', requireAuth(), async (ctx) => {
+  router.get('/webhooks', session, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = listAnswer(await listWebhooks(domain, sessionCaller(ctx)));
+    ctx.body = listAnswer(await listWebhooks(domain, await sessionCaller(domain, ctx)));
   });
 
-  router.put('/webhooks/:id', requireAuth(), async (ctx) => {
-    const caller = sessionCaller(ctx);
+  router.put('/webhooks/:id', session, async (ctx) => {
+    const caller = await sessionCaller(domain, ctx);
     const body = parseInput(updateWebhookBody, ctx.request.body);
     ctx.body = { webhook: webhookView(await updateWebhook(domain, caller, ctx.params.id, body)) };
   });
 
-  router.delete('/webhooks/:id', requireAuth(), async (ctx) => {
-    await deleteWebhook(domain, sessionCaller(ctx), ctx.params.id);
+  router.delete('/webhooks/:id', session, async (ctx) => {
+    await deleteWebhook(domain, await sessionCaller(domain, ctx), ctx.params.id);
     ctx.body = { success: true };
   });
 

@@ -4,7 +4,16 @@
 // forms, full-width digits, percent-encoding) into dotted decimal and compresses IPv6,
 // so one address check covers them all; ipaddr.js names the address's range, and only
 // `unicast` (not loopback, private, link-local, CGNAT, multicast, unspecified,
-// reserved, IPv4-mapped, NAT64, 6to4 or Teredo) is public.
+// reserved, IPv4-mapped, NAT64, 6to4 or Teredo) is public. The IPv6 ranges that carry
+// an IPv4 address inside (IPv4-compatible ::/96, which ipaddr.js calls unicast, mapped
+// ::ffff:0:0/96, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo
+// 2001::/32) are refused whatever the IPv4 inside: a gateway on the way may turn them
+// into that IPv4 address, and a receiver has no need of them. The message names the
+// IPv4 address inside when it is not public.
+//
+// A name is checked through what it resolves to, but the message says only "resolves
+// to a private address": echoing the address would map the operator's internal DNS for
+// anyone who may register a webhook. The address goes to the server's log (`detail`).
 import { promises as dns } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 
@@ -14,8 +23,17 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 /** The host's addresses, or a thrown Error naming why none. */
 export type HostResolver = (host: string, signal?: AbortSignal) => Promise<string[]>;
 
-/** A URL or address a webhook may not use; `reason` says why, for the invalid_url message. */
-export class WebhookUrlError extends Error {}
+/**
+ * A URL or address a webhook may not use. `message` is for the caller (the invalid_url
+ * message); `detail`, for the server's log, may also name what a host resolved to.
+ */
+export class WebhookUrlError extends Error {
+  readonly detail: string;
+  constructor(message: string, detail?: string) {
+    super(message);
+    this.detail = detail ?? message;
+  }
+}
 
 /**
  * Names that are never public (RFC 6761, 6762, 8375 and common private suffixes): a
@@ -23,10 +41,55 @@ export class WebhookUrlError extends Error {}
  */
 const PRIVATE_SUFFIXES = ['localhost', 'local', 'internal', 'localdomain', 'lan', 'intranet', 'corp', 'home', 'home.arpa', 'arpa', 'test', 'invalid', 'example', 'onion'];
 
-/** Whether `address` (an IP literal, no brackets) is public unicast. */
+/** The IPv4 address an IPv6 address carries inside, and the range that carries it; null for other addresses. */
+export function embeddedIpv4(address: ipaddr.IPv6): { range: string; ipv4: ipaddr.IPv4 } | null {
+  const w = address.parts; // eight 16-bit words
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  if (w.slice(0, 6).every((x) => x === 0)) return { range: 'IPv4-compatible, ::/96', ipv4: v4(w[6], w[7]) };
+  if (address.isIPv4MappedAddress()) return { range: 'IPv4-mapped, ::ffff:0:0/96', ipv4: address.toIPv4Address() };
+  if (address.match(ipaddr.IPv6.parse('64:ff9b::'), 96)) return { range: 'NAT64, 64:ff9b::/96', ipv4: v4(w[6], w[7]) };
+  // RFC 8215: a local-use NAT64 prefix of /48 to /96; where the IPv4 sits depends on its length (read here as the usual /96)
+  if (address.match(ipaddr.IPv6.parse('64:ff9b:1::'), 48)) return { range: 'local-use NAT64, 64:ff9b:1::/48', ipv4: v4(w[6], w[7]) };
+  if (address.match(ipaddr.IPv6.parse('2002::'), 16)) return { range: '6to4, 2002::/16', ipv4: v4(w[1], w[2]) };
+  // RFC 4380: the server's address in words 2-3, the client's inverted in words 6-7
+  if (address.match(ipaddr.IPv6.parse('2001::'), 32)) return { range: 'Teredo, 2001::/32', ipv4: v4(~w[6] & 0xffff, ~w[7] & 0xffff) };
+  return null;
+}
+
+/** Whether `address` (an IP literal, no brackets) is public unicast, and no IPv6 range with an IPv4 inside. */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  return ipaddr.parse(address).range() === 'unicast';
+  return addressProblem(address) === null;
+}
+
+/**
+ * The address parsed. IPv6 with a dotted IPv4 tail is first rewritten in hex by the
+ * WHATWG URL parser: ipaddr.js reads `::127.0.0.1` (IPv4-compatible, as the resolver
+ * writes ::7f00:1) as `::ffff:127.0.0.1` (IPv4-mapped).
+ */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  let text = address;
+  if (text.includes(':') && text.includes('.')) {
+    try {
+      text = new URL(`http://[${text}]/`).hostname.slice(1, -1);
+    } catch {
+      return null;
+    }
+  }
+  return ipaddr.isValid(text) ? ipaddr.parse(text) : null;
+}
+
+/** Why `address` (an IP literal, no brackets) is not public, as the end of a sentence; null when it is. */
+function addressProblem(address: string): string | null {
+  const parsed = parseAddress(address);
+  if (parsed === null) return 'is not an IP address';
+  if (parsed.kind() === 'ipv6' && !['loopback', 'unspecified'].includes(parsed.range())) {
+    const inside = embeddedIpv4(parsed as ipaddr.IPv6);
+    if (inside !== null) {
+      if (inside.ipv4.range() !== 'unicast') return `carries the IPv4 address ${inside.ipv4} (${inside.ipv4.range()}) inside (${inside.range}), not a public address`;
+      return `is an IPv6 address with an IPv4 address inside (${inside.range}): use a public address`;
+    }
+  }
+  return parsed.range() === 'unicast' ? null : 'is not a public address';
 }
 
 /** The hostname as the connection uses it: lower case, no IPv6 brackets, no trailing dots. */
@@ -69,7 +132,8 @@ function privateNameProblem(host: string): string | null {
 export async function checkedAddresses(url: URL, opts: { resolveHost: HostResolver; allowPrivate: boolean; signal?: AbortSignal }): Promise<string[]> {
   const host = hostOf(url);
   if (ipaddr.isValid(host)) {
-    if (!opts.allowPrivate && !isPublicAddress(host)) throw new WebhookUrlError(`url: ${host} is not a public address.`);
+    const problem = opts.allowPrivate ? null : addressProblem(host);
+    if (problem !== null) throw new WebhookUrlError(`url: ${host} ${problem}.`);
     return [host];
   }
   if (!opts.allowPrivate) {
@@ -86,7 +150,7 @@ export async function checkedAddresses(url: URL, opts: { resolveHost: HostResolv
   if (addresses.length === 0) throw new WebhookUrlError(`url: ${host} does not resolve.`);
   if (!opts.allowPrivate) {
     const refused = addresses.find((a) => !isPublicAddress(a));
-    if (refused !== undefined) throw new WebhookUrlError(`url: ${host} resolves to ${refused}, not a public address.`);
+    if (refused !== undefined) throw new WebhookUrlError(`url: ${host} resolves to a private address.`, `url: ${host} resolves to ${refused}, which ${addressProblem(refused)}.`);
   }
   return addresses;
 }

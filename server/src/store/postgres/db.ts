@@ -62,6 +62,7 @@ export const postgresDialect: Dialect = {
     from: `unnest(${columns.map(([, type]) => `?::${type}[]`).join(', ')}) WITH ORDINALITY AS batch (${columns.map(([name]) => name).join(', ')}, n)`,
     params: columns.map((_, i) => rows.map((row) => row[i])),
   }),
+  greatest: (a, b) => `GREATEST(${a}, ${b})`,
   lines: (expr) => `string_agg(${expr}, E'\\n')`,
   // written beside the record at insert (migration 001): no record is parsed to read it
   perceptualHash: { read: 'perceptual_hash', written: true },

@@ -35,6 +35,7 @@ export const sqliteDialect: Dialect = {
     from: `(SELECT ${columns.map(([name], i) => `value->>${i} AS ${name}`).join(', ')}, key AS n FROM json_each(?)) AS batch`,
     params: [JSON.stringify(rows)],
   }),
+  greatest: (a, b) => `MAX(${a}, ${b})`,
   lines: (expr) => `group_concat(${expr}, char(10))`,
   perceptualHash: {
     // A record SQLite cannot read (nested over its 1,000 levels: an older version could

@@ -1,0 +1,100 @@
+// The HTML report of `provenant bench` (the compiled CLI on real fixtures, with --compare)
+// rendered in real Chromium: one self-contained file (no script, nothing fetched), every
+// plot present and drawn, the run's conditions at the top, a hostile file name shown as
+// text. A screenshot goes to test-artifacts/bench-report.png (git-ignored).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { compiledFile, packageRoot } from '../../src/lib/wasm.js';
+import type { BenchResult } from '../../src/cli/bench/run.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = join(packageRoot, 'test-artifacts');
+const MAIN = compiledFile('src/cli/main.js');
+const MEDIA = join(packageRoot, 'test/fixtures/media');
+const AUDIO = join(packageRoot, 'test/fixtures/audio');
+const HOSTILE = '<img src=x onerror=alert(1)>.jpg';
+
+function bench(args: string[]) {
+  const r = spawnSync(process.execPath, [MAIN, 'bench', ...args, '--index-size', '2000', '--min-time', '0', '--workers', '1'], { encoding: 'utf8', timeout: 300_000, maxBuffer: 64 << 20 });
+  assert.is(r.status, 0, r.stderr);
+  return r;
+}
+
+test('the report renders in Chromium with every plot, and nothing but itself is loaded', async () => {
+  if (!existsSync(CHROMIUM)) {
+    if (process.env.CI === 'true') assert.unreachable(`no Chromium at ${CHROMIUM}`);
+    console.log(`skipped: no Chromium at ${CHROMIUM}`);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'provenant-bench-report-'));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const corpus = join(dir, 'corpus');
+    mkdirSync(corpus);
+    for (const f of ['fruits.jpg', 'cat.gif', 'cockatoo.mp4', 'vtest.avi']) copyFileSync(join(MEDIA, f), join(corpus, f));
+    for (const f of ['frontiers-25s.mp3', 'drascula-track2-18s.ogg']) copyFileSync(join(AUDIO, f), join(corpus, f));
+    writeFileSync(join(corpus, HOSTILE), readFileSync(join(MEDIA, 'fruits.jpg')).subarray(0, 2000));
+
+    const old = JSON.parse(bench([corpus, '--json']).stdout) as BenchResult;
+    old.quality[0].transforms[0].matched['verify-file'] -= 0.5;
+    writeFileSync(join(dir, 'old.json'), JSON.stringify(old));
+    const report = join(dir, 'report.html');
+    const r = bench([corpus, '--report', report, '--compare', join(dir, 'old.json')]);
+    assert.match(r.stderr, `report written to ${report}`);
+    const html = readFileSync(report, 'utf8');
+    assert.not.match(html, /<script/i);
+    assert.not.match(html, /(src|href)\s*=\s*["']?(https?:|\/\/)/i);
+
+    const page = await browser.newPage({ viewport: { width: 1250, height: 900 } });
+    const fetched: string[] = [];
+    page.on('request', (req) => fetched.push(req.url()));
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    await page.goto(pathToFileURL(report).href);
+    assert.equal(fetched, [pathToFileURL(report).href], 'the report loads nothing but itself');
+    assert.equal(problems, []);
+
+    const conditions = await page.locator('pre.conditions').textContent();
+    for (const part of ['suite provenant-variants v1, seed 1', 'machine: ', 'cores', 'node v', 'corpus: ', '2 images, 2 audio, 2 video', 'fpcalc']) {
+      assert.ok(conditions!.includes(part), `${part} in ${conditions}`);
+    }
+    const plots = await page.locator('figure[data-plot]').evaluateAll((figures) => figures.map((f) => {
+      const svg = f.querySelector('svg')!;
+      const box = svg.getBoundingClientRect();
+      return { id: (f as HTMLElement).dataset.plot!, width: box.width, height: box.height, lines: svg.querySelectorAll('polyline').length, bars: svg.querySelectorAll('rect').length };
+    }));
+    const ids = plots.map((p) => p.id);
+    const hashes = ['ImagePHash', 'sharp-phash', 'imghash', 'AudioChromaprint', 'VideoPHash'];
+    const expected = ['recall-image', 'recall-audio', 'recall-video', 'roc-image', 'roc-audio', 'roc-video', ...hashes.map((h) => `histogram-${h}`), 'throughput', 'latency', 'compare-recall'];
+    assert.equal([...ids].sort(), [...expected].sort());
+    for (const p of plots) assert.ok(p.width > 200 && p.height > 100, `${p.id} is drawn at ${p.width}x${p.height}`);
+    const by = Object.fromEntries(plots.map((p) => [p.id, p]));
+    assert.is(by['roc-image'].lines, 3, 'a ROC curve per image hash (ours and the two peers)');
+    assert.is(by['roc-audio'].lines, 1);
+    assert.is(by['roc-video'].lines, 1);
+    // bars: the frame plus one per transform per hash
+    assert.is(by['recall-image'].bars, 1 + 12 * 3);
+    assert.is(by['recall-audio'].bars, 1 + 4);
+    assert.is(by['recall-video'].bars, 1 + 4);
+    for (const h of hashes) assert.ok(by[`histogram-${h}`].bars > 2, `histogram-${h} has bars`);
+    assert.is(by.throughput.bars, 1 + 3 * 2, 'ours and decode-only per type');
+    assert.ok(by['compare-recall'].bars >= 1);
+    // the hostile name is text, not markup
+    assert.is(await page.locator('img').count(), 0);
+    assert.ok((await page.locator('body').textContent())!.includes(HOSTILE));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'bench-report.png'), fullPage: true });
+  } finally {
+    await browser.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();

@@ -1,0 +1,34 @@
+// Piscina task for `provenant bench`: a file's bytes decoded only, as the fingerprint
+// task decodes them, without hashing: the floor its speed is measured against. Images to
+// full-size pixels (sharp, as decodeImagePixels), audio to 11025 Hz mono (decodeAudio),
+// video through ffmpeg's decode of the first stream (the same first 120 s, to a null
+// output). Answers how many units came out (pixels, samples, bytes of log) so the work
+// cannot be skipped.
+import { detectType } from '../src/lib/detect.js';
+import { decodeAudio, type AudioFormat } from '../src/media/audio.js';
+import { runFfmpeg } from '../src/media/ffmpeg.js';
+import { decodeImagePixels } from '../src/media/image.js';
+import { MAX_VIDEO_FRAMES } from '../src/media/video.js';
+
+export interface BenchDecodeTask {
+  buffer: ArrayBuffer;
+  deadline?: number;
+}
+
+const DEMUXER: Record<string, string> = { mp4: 'mov', mkv: 'matroska', webm: 'matroska', avi: 'avi' };
+
+export default async function benchDecode({ buffer, deadline }: BenchDecodeTask): Promise<number> {
+  const bytes = new Uint8Array(buffer);
+  const type = detectType(bytes);
+  if (type === null) throw new Error('not a supported media file');
+  if (type.kind === 'image') return (await decodeImagePixels(bytes, type.format)).data.length;
+  if (type.kind === 'audio') return (await decodeAudio(bytes, type.format as AudioFormat, { deadline })).length;
+  const { stderr } = await runFfmpeg({
+    input: bytes,
+    demuxer: DEMUXER[type.format],
+    inputArgs: ['-t', String(MAX_VIDEO_FRAMES)],
+    outputArgs: ['-map', '0:v:0', '-an', '-f', 'null', '-'],
+    deadline,
+  });
+  return stderr.length;
+}
