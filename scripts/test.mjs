@@ -51,6 +51,7 @@ step('type check (tsc --noEmit)', process.execPath, ['node_modules/typescript/bi
 step('compile the library (tsc -p tsconfig.build.json)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
 step('compile the server (tsc -p server/tsconfig.json)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'server/tsconfig.json']);
 if (!existsSync(`${root}build/core.simd.wasm`)) step('build WebAssembly', process.execPath, ['scripts/build-wasm.mjs']);
+step('the kernels beside the browser loader (scripts/copy-browser-wasm.mjs)', process.execPath, ['scripts/copy-browser-wasm.mjs']);
 suite('all suites (default WebAssembly build)', '.*\\.test\\.ts$', {});
 suite('library suites again with the scalar WebAssembly build', '^(lib|assembly)/.*\\.test\\.ts$', { PROVENANT_WASM: 'scalar' });
 

@@ -23,6 +23,8 @@ export {
 export { RECORD_FIELDS, canonicalRecordBytes } from './lib/record-bytes.js';
 export type { SignatureRecord, SignedRecord, RecordField } from './lib/records.js';
 export * from './lib/portable.js';
+// the transparency log's verification (docs/transparency-log.md): Ed25519 through @noble/curves here too
+export * from './lib/tlog/index.js';
 
 /**
  * Whether `signature` is a valid Ed25519 signature of `bytes` by `publicKey` (raw 32

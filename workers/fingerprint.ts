@@ -8,7 +8,9 @@ import { FingerprintError, type FingerprintOutcome } from '../src/media/errors.j
 import { SandboxError } from '../src/media/sandbox.js';
 import { workerSandbox } from '../src/pool/worker-sandbox.js';
 import type { ContentCredentials } from '../src/lib/content-credentials.js';
-import type { ExamineOutcome } from '../src/pool/index.js';
+import type { ExamineOutcome, PoolWorkerData } from '../src/pool/index.js';
+import { workerData } from 'piscina';
+import { CREDENTIALS_TIMEOUT_MS } from '../src/media/deadline.js';
 
 export interface FingerprintTask {
   buffer: ArrayBuffer;
@@ -30,7 +32,9 @@ export default async function fingerprint({ buffer, deadline, credentials, pdq }
   // the server exits), so the pool's own stop is left for a thread that does not answer.
   const own = deadline === undefined ? undefined : deadline - DEADLINE_MARGIN_MS;
   const bytes = new Uint8Array(buffer);
-  // started first: the sandbox reads while this thread (or ffmpeg) works on the fingerprint
+  // started first: the sandbox reads while this thread (or ffmpeg) works on the fingerprint,
+  // by a shorter deadline of its own (a sandbox request stopped at it takes its process
+  // with it, and the image decode queued behind it goes to a new one: sandbox.ts)
   const read = credentials ? contentCredentials(bytes, own) : undefined;
   let outcome: FingerprintOutcome;
   try {
@@ -44,17 +48,21 @@ export default async function fingerprint({ buffer, deadline, credentials, pdq }
     outcome = { failure: e.code, message: e.message };
   }
   if (read === undefined) return outcome;
-  const content_credentials = await read;
-  if (content_credentials === 'timeout') return { failure: 'timeout', message: 'reading Content Credentials ran past its deadline' };
-  return { ...outcome, content_credentials };
+  return { ...outcome, content_credentials: await read };
 }
 
-/** The credentials, read in the sandbox; 'timeout' at the deadline; unknown when the sandbox failed otherwise. */
-async function contentCredentials(bytes: Uint8Array, deadline: number | undefined): Promise<ContentCredentials | 'timeout'> {
+/**
+ * The credentials, read in the sandbox by CREDENTIALS_TIMEOUT_MS (the pool's
+ * credentialsTimeoutMs) or the task's own deadline, whichever comes first; present null
+ * saying why when stopped there or when the sandbox failed otherwise.
+ */
+async function contentCredentials(bytes: Uint8Array, taskDeadline: number | undefined): Promise<ContentCredentials> {
+  const ms = (workerData as PoolWorkerData | undefined)?.credentialsTimeoutMs ?? CREDENTIALS_TIMEOUT_MS;
+  const deadline = Math.min(taskDeadline ?? Infinity, Date.now() + ms);
   try {
     return await workerSandbox().contentCredentials(bytes, deadline);
   } catch (e) {
-    if (e instanceof SandboxError && e.code === 'timeout') return 'timeout';
+    if (e instanceof SandboxError && e.code === 'timeout') return { present: null, message: `not read: reading Content Credentials ran past its deadline (${ms} ms; docs/c2pa.md)` };
     return { present: null, message: `not read: ${(e instanceof Error ? e.message : String(e)).slice(0, 150)}` };
   }
 }

@@ -9,12 +9,12 @@
 //   5. a bit per coefficient above the median, and the dihedral variants (bits.ts).
 //   Images under 5 pixels on a side give hash 0 and quality 0.
 //
-// The stages are streamed: four rows at a time go through the luma and the first row
-// pass, into the first column pass's ring of rows; each of its output rows, four at a
-// time, through the second row pass, of which only the 64 sampled columns go on to the
-// second column pass, of which only the 64 sampled rows are kept. Memory is a few rows
+// The stages are streamed: eight rows at a time go through the luma and the first row
+// pass, into the first column pass's ring of rows; its output rows, eight at a time,
+// through the second row pass, of which only the 64 sampled columns are divided out and
+// go on to the second column pass, of which only the 64 sampled rows are kept. Memory is a few rows
 // wide, not the image's size, and every value is the one Meta's full-size buffers hold.
-import { lumaAt, lumaInterleaved } from './luma';
+import { deinterleaveRows, ELEMENT, GROUP, interleaveRows, lumaAt, lumaInterleaved } from './luma';
 import { boxInterleaved, ColumnBox, windowFor } from './jarosz';
 import { dct64To16, quality64 } from './dct';
 import { bitsFromDct, dihedral } from './bits';
@@ -33,46 +33,44 @@ const COLS: usize = memory.data(64 * 4);
 const ROWS: usize = memory.data(64 * 4);
 /** One output row of the second column pass (64 f32). */
 const ROW64: usize = memory.data(64 * 4);
+/** The second row pass's output at the sampled columns: 64 elements of a group. */
+const SAMPLED: usize = memory.data(64 * <i32>ELEMENT);
+/** Addresses of a group's rows (pixel rows, ring slots or staged rows). */
+const ROW_PTRS: usize = memory.data(GROUP * sizeof<usize>());
 
 const COLUMNS_1: ColumnBox = changetype<ColumnBox>(memory.data(offsetof<ColumnBox>()));
 const COLUMNS_2: ColumnBox = changetype<ColumnBox>(memory.data(offsetof<ColumnBox>()));
 
-// Grow-only blocks: the interleaved groups of four rows of each row pass (input and
-// output; the second pass runs while the first one's output is still being read), and
-// four staged rows.
+// Grow-only blocks: the interleaved group of the first row pass (input and output),
+// that of the second (input), and the GROUP staged rows waiting for the second.
 let lanesA: usize = 0;
 let lanesB: usize = 0;
 let lanesC: usize = 0;
-let lanesD: usize = 0;
 let lanesCap: usize = 0;
 let staged: usize = 0;
 let stagedCap: usize = 0;
 
 let width: i32 = 0;
-let height: i32 = 0;
 let rowWindow: i32 = 0;
 let stagedRows: i32 = 0;
 let nextSample: i32 = 0;
 
 function grow(w: i32): void {
-  const lanesNeed = <usize>w << 4;
-  if (lanesNeed > lanesCap) {
+  const need = <usize>w * ELEMENT;
+  if (need > lanesCap) {
     if (lanesA != 0) {
       heap.free(lanesA);
       heap.free(lanesB);
       heap.free(lanesC);
-      heap.free(lanesD);
+      heap.free(staged);
     }
-    lanesA = heap.alloc(lanesNeed);
-    lanesB = heap.alloc(lanesNeed);
-    lanesC = heap.alloc(lanesNeed);
-    lanesD = heap.alloc(lanesNeed);
-    lanesCap = lanesNeed;
-  }
-  if (lanesNeed > stagedCap) {
-    if (staged != 0) heap.free(staged);
-    staged = heap.alloc(lanesNeed);
-    stagedCap = lanesNeed;
+    lanesA = heap.alloc(need);
+    lanesB = heap.alloc(need);
+    lanesC = heap.alloc(need);
+    // staged rows past the last real one feed unused lanes: zeros, not stale bytes
+    staged = heap.alloc(need);
+    memory.fill(staged, 0, need);
+    lanesCap = need;
   }
 }
 
@@ -82,13 +80,9 @@ function sampleAt(i: i32, dim: i32): i32 {
   return <i32>(((<f64>i + 0.5) * <f64>dim) / 64.0);
 }
 
-/** Writes lane k (of 4) of the interleaved group at `lanes` (`len` elements) as a row at `dst`. */
-function laneToRow(lanes: usize, k: i32, len: i32, dst: usize): void {
-  let p = lanes + (<usize>k << 2);
-  for (let j = 0; j < len; j++) {
-    store<f32>(dst + (<usize>j << 2), load<f32>(p));
-    p += 16;
-  }
+@inline
+function setRowPtr(k: i32, p: usize): void {
+  store<usize>(ROW_PTRS + <usize>k * sizeof<usize>(), p);
 }
 
 /** An output row of the second column pass: kept as every 64 x 64 row that samples it. */
@@ -99,64 +93,33 @@ function takeFinalRow(index: i32): void {
   }
 }
 
-/** The second row pass over the staged rows (the first `n` are real), then its sampled columns down the second column pass. */
+/** The second row pass over the staged rows (the first `n` are real); its sampled columns go down the second column pass. */
 function secondRowPass(n: i32): void {
-  const rowBytes = <usize>width << 2;
-  interleaveRows(staged, staged + rowBytes, staged + 2 * rowBytes, staged + 3 * rowBytes, lanesC);
-  boxInterleaved(lanesC, lanesD, width, rowWindow);
+  for (let k = 0; k < GROUP; k++) setRowPtr(k, staged + (<usize>k * <usize>width << 2));
+  interleaveRows(ROW_PTRS, width, lanesC);
+  boxInterleaved(lanesC, SAMPLED, width, rowWindow, COLS);
   for (let k = 0; k < n; k++) {
     const dst = COLUMNS_2.slotFor(COLUMNS_2.pushed);
     for (let c = 0; c < 64; c++) {
-      store<f32>(dst + (<usize>c << 2), load<f32>(lanesD + (<usize>load<i32>(COLS + (<usize>c << 2)) << 4) + (<usize>k << 2)));
+      store<f32>(dst + (<usize>c << 2), load<f32>(SAMPLED + <usize>c * ELEMENT + (<usize>k << 2)));
     }
     const index = COLUMNS_2.push(ROW64);
     if (index >= 0) takeFinalRow(index);
   }
 }
 
-/** Interleaves four f32 rows (width values each) into `dst`. */
-function interleaveRows(r0: usize, r1: usize, r2: usize, r3: usize, dst: usize): void {
-  let j = 0;
-  if (ASC_FEATURE_SIMD) {
-    for (; j + 4 <= width; j += 4) {
-      const o = <usize>j << 2;
-      const a = v128.load(r0 + o);
-      const b = v128.load(r1 + o);
-      const c = v128.load(r2 + o);
-      const d = v128.load(r3 + o);
-      const t0 = i32x4.shuffle(a, b, 0, 4, 1, 5);
-      const t1 = i32x4.shuffle(c, d, 0, 4, 1, 5);
-      const t2 = i32x4.shuffle(a, b, 2, 6, 3, 7);
-      const t3 = i32x4.shuffle(c, d, 2, 6, 3, 7);
-      const q = dst + (<usize>j << 4);
-      v128.store(q, i32x4.shuffle(t0, t1, 0, 1, 4, 5));
-      v128.store(q, i32x4.shuffle(t0, t1, 2, 3, 6, 7), 16);
-      v128.store(q, i32x4.shuffle(t2, t3, 0, 1, 4, 5), 32);
-      v128.store(q, i32x4.shuffle(t2, t3, 2, 3, 6, 7), 48);
-    }
-  }
-  for (; j < width; j++) {
-    const o = <usize>j << 2;
-    const q = dst + (<usize>j << 4);
-    store<f32>(q, load<f32>(r0 + o));
-    store<f32>(q, load<f32>(r1 + o), 4);
-    store<f32>(q, load<f32>(r2 + o), 8);
-    store<f32>(q, load<f32>(r3 + o), 12);
-  }
-}
-
-/** An output row of the first column pass (written at its staged slot): on to the second row pass, four at a time. */
-function takeFirstPassRow(): void {
-  stagedRows++;
-  if (stagedRows == 4) {
-    secondRowPass(4);
-    stagedRows = 0;
-  }
-}
-
 @inline
 function stagedSlot(): usize {
   return staged + (<usize>stagedRows * <usize>width << 2);
+}
+
+/** An output row of the first column pass (written at its staged slot): on to the second row pass, GROUP at a time. */
+function takeFirstPassRow(): void {
+  stagedRows++;
+  if (stagedRows == GROUP) {
+    secondRowPass(GROUP);
+    stagedRows = 0;
+  }
 }
 
 /** Steps 1-3: the decimated 64 x 64 luma image of the pixels at `src` into IMAGE64. */
@@ -167,7 +130,6 @@ function downsample(src: usize, w: i32, h: i32, channels: i32): void {
     return;
   }
   width = w;
-  height = h;
   rowWindow = windowFor(w);
   grow(w);
   for (let i = 0; i < 64; i++) {
@@ -179,17 +141,15 @@ function downsample(src: usize, w: i32, h: i32, channels: i32): void {
   COLUMNS_2.start(64, h, colWindow);
   stagedRows = 0;
   nextSample = 0;
-  for (let r0 = 0; r0 < h; r0 += 4) {
-    const n = h - r0 < 4 ? h - r0 : 4;
-    const last = r0 + n - 1;
-    const p0 = src + <usize>r0 * rowBytes;
-    const p1 = src + <usize>(r0 + 1 <= last ? r0 + 1 : last) * rowBytes;
-    const p2 = src + <usize>(r0 + 2 <= last ? r0 + 2 : last) * rowBytes;
-    const p3 = src + <usize>(r0 + 3 <= last ? r0 + 3 : last) * rowBytes;
-    lumaInterleaved(p0, p1, p2, p3, w, channels, lanesA);
-    boxInterleaved(lanesA, lanesB, w, rowWindow);
+  for (let r0 = 0; r0 < h; r0 += GROUP) {
+    const n = h - r0 < GROUP ? h - r0 : GROUP;
+    // lanes past the last row repeat it; their results are not used
+    for (let k = 0; k < GROUP; k++) setRowPtr(k, src + <usize>(r0 + (k < n ? k : n - 1)) * rowBytes);
+    lumaInterleaved(ROW_PTRS, w, channels, lanesA);
+    boxInterleaved(lanesA, lanesB, w, rowWindow, 0);
+    for (let k = 0; k < n; k++) setRowPtr(k, COLUMNS_1.slotFor(r0 + k));
+    deinterleaveRows(lanesB, w, n, ROW_PTRS);
     for (let k = 0; k < n; k++) {
-      laneToRow(lanesB, k, w, COLUMNS_1.slotFor(COLUMNS_1.pushed));
       if (COLUMNS_1.push(stagedSlot()) >= 0) takeFirstPassRow();
     }
   }
@@ -199,7 +159,6 @@ function downsample(src: usize, w: i32, h: i32, channels: i32): void {
     takeFirstPassRow();
   }
   if (stagedRows > 0) {
-    // the lanes past the last row hold earlier rows: finite values, results unused
     secondRowPass(stagedRows);
     stagedRows = 0;
   }

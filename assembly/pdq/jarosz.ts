@@ -7,9 +7,11 @@
 // the window empties past the end. The float rounding of that running sum is part of
 // the hash, so every step here is the same f32 operation in the same order.
 //
-// Rows: four rows at a time, interleaved (lane k of group j = row k, column j), one
-// running sum per lane. Columns: streamed row by row (a ring of the last window + 1
-// rows), one running sum per column, so no full-size buffer is ever needed.
+// Rows: a group of eight rows at a time, interleaved (lane k of element j = row k,
+// column j), one running sum per lane. Columns: streamed row by row (a ring of the last
+// window + GROUP rows), one running sum per column, so no full-size buffer is needed.
+
+import { ELEMENT, GROUP } from './luma';
 
 /** The filter window along an axis of `dim` pixels for PDQ's 64 output samples. */
 @inline
@@ -17,80 +19,125 @@ export function windowFor(dim: i32): i32 {
   return (dim + 127) / 128;
 }
 
-/** One box pass along `len` elements of four interleaved lines (16 bytes per element), `inp` to `out`. */
-export function boxInterleaved(inp: usize, out: usize, len: i32, window: i32): void {
+// The row pass writes an element's output through this: every element to out + 32 oi,
+// or (with a column list) only the listed columns, to out + 32 (list index).
+@inline
+function emitVectors(out: usize, oi: i32, cols: usize, next: i32, s0: v128, s1: v128, count: i32): i32 {
+  const c = f32x4.splat(<f32>count);
+  if (cols == 0) {
+    const q = out + <usize>oi * ELEMENT;
+    v128.store(q, f32x4.div(s0, c));
+    v128.store(q, f32x4.div(s1, c), 16);
+    return next;
+  }
+  while (next < 64 && load<i32>(cols + (<usize>next << 2)) == oi) {
+    const q = out + <usize>next * ELEMENT;
+    v128.store(q, f32x4.div(s0, c));
+    v128.store(q, f32x4.div(s1, c), 16);
+    next++;
+  }
+  return next;
+}
+
+@inline
+function emitLane(out: usize, oi: i32, cols: usize, next: i32, sum: f32, count: i32): i32 {
+  if (cols == 0) {
+    store<f32>(out + <usize>oi * ELEMENT, sum / <f32>count);
+    return next;
+  }
+  while (next < 64 && load<i32>(cols + (<usize>next << 2)) == oi) {
+    store<f32>(out + <usize>next * ELEMENT, sum / <f32>count);
+    next++;
+  }
+  return next;
+}
+
+/**
+ * One box pass along `len` elements of a group of GROUP interleaved lines (ELEMENT bytes
+ * per element), `inp` to `out`: every element, or with `cols` (64 nondecreasing i32
+ * column indexes) only those, in list order. Two vectors of four lanes run side by
+ * side, two independent chains of additions.
+ */
+export function boxInterleaved(inp: usize, out: usize, len: i32, window: i32, cols: usize): void {
   const half = (window + 2) / 2;
   const fill = half - 1;
   const grow = window - half + 1;
   const full = len - window;
   if (ASC_FEATURE_SIMD) {
-    let sum = f32x4.splat(0.0);
+    let s0 = f32x4.splat(0.0);
+    let s1 = f32x4.splat(0.0);
     let count = 0;
     let ri: usize = inp;
     let li: usize = inp;
-    let oi: usize = out;
+    let oi = 0;
+    let next = 0;
     for (let i = 0; i < fill; i++) {
-      sum = f32x4.add(sum, v128.load(ri));
+      s0 = f32x4.add(s0, v128.load(ri));
+      s1 = f32x4.add(s1, v128.load(ri, 16));
       count++;
-      ri += 16;
+      ri += ELEMENT;
     }
     for (let i = 0; i < grow; i++) {
-      sum = f32x4.add(sum, v128.load(ri));
+      s0 = f32x4.add(s0, v128.load(ri));
+      s1 = f32x4.add(s1, v128.load(ri, 16));
       count++;
-      v128.store(oi, f32x4.div(sum, f32x4.splat(<f32>count)));
-      ri += 16;
-      oi += 16;
+      next = emitVectors(out, oi, cols, next, s0, s1, count);
+      ri += ELEMENT;
+      oi++;
     }
-    const w = f32x4.splat(<f32>count);
     for (let i = 0; i < full; i++) {
-      sum = f32x4.add(sum, v128.load(ri));
-      sum = f32x4.sub(sum, v128.load(li));
-      v128.store(oi, f32x4.div(sum, w));
-      ri += 16;
-      li += 16;
-      oi += 16;
+      s0 = f32x4.add(s0, v128.load(ri));
+      s1 = f32x4.add(s1, v128.load(ri, 16));
+      s0 = f32x4.sub(s0, v128.load(li));
+      s1 = f32x4.sub(s1, v128.load(li, 16));
+      next = emitVectors(out, oi, cols, next, s0, s1, count);
+      ri += ELEMENT;
+      li += ELEMENT;
+      oi++;
     }
     for (let i = 0; i < fill; i++) {
-      sum = f32x4.sub(sum, v128.load(li));
+      s0 = f32x4.sub(s0, v128.load(li));
+      s1 = f32x4.sub(s1, v128.load(li, 16));
       count--;
-      v128.store(oi, f32x4.div(sum, f32x4.splat(<f32>count)));
-      li += 16;
-      oi += 16;
+      next = emitVectors(out, oi, cols, next, s0, s1, count);
+      li += ELEMENT;
+      oi++;
     }
   } else {
-    for (let k: usize = 0; k < 4; k++) {
+    for (let k: usize = 0; k < <usize>GROUP; k++) {
       let sum: f32 = 0.0;
       let count = 0;
       let ri: usize = inp + (k << 2);
       let li: usize = ri;
-      let oi: usize = out + (k << 2);
+      const o = out + (k << 2);
+      let oi = 0;
+      let next = 0;
       for (let i = 0; i < fill; i++) {
         sum += load<f32>(ri);
         count++;
-        ri += 16;
+        ri += ELEMENT;
       }
       for (let i = 0; i < grow; i++) {
         sum += load<f32>(ri);
         count++;
-        store<f32>(oi, sum / <f32>count);
-        ri += 16;
-        oi += 16;
+        next = emitLane(o, oi, cols, next, sum, count);
+        ri += ELEMENT;
+        oi++;
       }
-      const w = <f32>count;
       for (let i = 0; i < full; i++) {
         sum += load<f32>(ri);
         sum -= load<f32>(li);
-        store<f32>(oi, sum / w);
-        ri += 16;
-        li += 16;
-        oi += 16;
+        next = emitLane(o, oi, cols, next, sum, count);
+        ri += ELEMENT;
+        li += ELEMENT;
+        oi++;
       }
       for (let i = 0; i < fill; i++) {
         sum -= load<f32>(li);
         count--;
-        store<f32>(oi, sum / <f32>count);
-        li += 16;
-        oi += 16;
+        next = emitLane(o, oi, cols, next, sum, count);
+        li += ELEMENT;
+        oi++;
       }
     }
   }
@@ -126,7 +173,7 @@ function columnStep(sums: usize, add: usize, sub: usize, out: usize, width: i32,
 
 /**
  * A box pass down the columns of a `length`-row image `width` values wide, fed one row
- * at a time. The caller writes row r into slotFor(r), then calls push; each call that
+ * at a time. The caller writes row r into slotFor(r) (up to GROUP rows ahead), then calls push; each call that
  * completes an output row writes it to `out` and returns its index (-1 otherwise).
  * After the last row, drain(k, out) for k < tail() gives the final rows.
  */
@@ -149,7 +196,8 @@ export class ColumnBox {
     this.length = length;
     this.window = window;
     this.half = (window + 2) / 2;
-    this.slots = window + 1;
+    // the rows of a group are written before they are pushed: room for them beside the window
+    this.slots = window + GROUP;
     this.pushed = 0;
     const ringNeed = <usize>this.slots * <usize>width << 2;
     if (ringNeed > this.ringCap) {

@@ -3,7 +3,7 @@
 import Koa, { type Context, type Next } from 'koa';
 import type { Router } from '@koa/router';
 import type { AppState } from './types.js';
-import { attachDeps, type ServerDeps } from './deps.js';
+import type { ServerDeps } from './deps.js';
 import { ApiError } from './errors.js';
 import { accessLog, renderErrors, requestId } from './middleware.js';
 import { opsRoutes } from './ops/routes.js';
@@ -31,7 +31,6 @@ export const FEATURES: [string, (deps: ServerDeps) => Router][] = [
 
 export function createApp(deps: ServerDeps): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: false });
-  attachDeps(app, deps);
   // Errors are rendered by renderErrors; Koa's own handler would only log them again.
   app.silent = true;
   app.on('error', (err: Error) => deps.log.error('koa error', { error: err.message, stack: err.stack }));

@@ -2,7 +2,7 @@
 // a bad value throws ConfigError with one line naming the variable.
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FINGERPRINT_TIMEOUT_MS } from 'provenant';
+import { CREDENTIALS_TIMEOUT_MS, FINGERPRINT_TIMEOUT_MS } from 'provenant';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -24,6 +24,8 @@ export interface Config {
   rateLimit: boolean;
   /** Number of proxies whose X-Forwarded-For entry is trusted (from the right). */
   trustProxy: number;
+  /** An IPv6 client is rate-limited as its network of this many bits (PROVENANT_RATE_LIMIT_IPV6_PREFIX, default 64; 128: each address). */
+  rateLimitIpv6Prefix: number;
   /** `redis://` or `rediss://` URL of the Redis the nodes share (rate-limit windows); null: each node keeps its own in memory. */
   redisUrl: string | null;
   /** `smtp://host:port` (or smtps://); null writes relayed mail to $dataDir/outbox/*.eml. */
@@ -36,6 +38,8 @@ export interface Config {
   fingerprintTimeoutMs: number;
   /** Memory limit of each decoder sandbox process, in MB (PROVENANT_DECODER_MEMORY_MB); undefined: the sandbox's default (src/media/sandbox.ts). */
   decoderMemoryMb: number | undefined;
+  /** The time limit of reading an upload's Content Credentials beside its fingerprint, in ms (PROVENANT_CREDENTIALS_TIMEOUT_MS; the library's CREDENTIALS_TIMEOUT_MS, 10 s). */
+  credentialsTimeoutMs: number;
   /** `host:port` list for resolving webhook hosts; empty = the system resolver. */
   dnsServers: string[];
   /** Our addition: the request log's level (`silent` in tests). */
@@ -142,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const rateLimit = flag(env, 'PROVENANT_RATE_LIMIT', true, 'on', 'off');
   const trustProxy = integer(env, 'PROVENANT_TRUST_PROXY', 0, 0, 10);
+  const rateLimitIpv6Prefix = integer(env, 'PROVENANT_RATE_LIMIT_IPV6_PREFIX', 64, 16, 128);
   const smtp = url(env, 'PROVENANT_SMTP_URL', ['smtp:', 'smtps:']);
   const redis = url(env, 'PROVENANT_REDIS_URL', ['redis:', 'rediss:']);
 
@@ -151,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
   const webhookAllowPrivate = flag(env, 'PROVENANT_WEBHOOK_ALLOW_PRIVATE', false, '1', '0');
   const workers = integer(env, 'PROVENANT_WORKERS', Math.max(1, availableParallelism()), 1, 256);
   const fingerprintTimeoutMs = integer(env, 'PROVENANT_FINGERPRINT_TIMEOUT_MS', FINGERPRINT_TIMEOUT_MS, 100, 3_600_000);
+  const credentialsTimeoutMs = integer(env, 'PROVENANT_CREDENTIALS_TIMEOUT_MS', CREDENTIALS_TIMEOUT_MS, 100, 3_600_000);
   const decoderMemoryMb = read(env, 'PROVENANT_DECODER_MEMORY_MB') === undefined ? undefined : integer(env, 'PROVENANT_DECODER_MEMORY_MB', 0, 128, 1_048_576);
 
   const dnsText = read(env, 'PROVENANT_DNS_SERVERS');
@@ -192,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrlFromEnv: base !== undefined,
     rateLimit,
     trustProxy,
+    rateLimitIpv6Prefix,
     redisUrl: redis ? redis.href : null,
     smtpUrl: smtp ? smtp.href : null,
     mailFrom,
@@ -199,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers,
     fingerprintTimeoutMs,
     decoderMemoryMb,
+    credentialsTimeoutMs,
     dnsServers,
     logLevel,
     metricsToken,

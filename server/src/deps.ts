@@ -1,7 +1,6 @@
 // What every feature router and service receives: the server's long-lived parts,
 // built once by the composition root (root.ts) and passed down explicitly. Routers
 // only route: none of them builds or starts a part.
-import type { Context } from 'koa';
 import type { FingerprintPool } from 'provenant';
 import type { Config } from './config.js';
 import type { Store } from './store/index.js';
@@ -115,18 +114,4 @@ export class Parts {
       if (failure !== undefined) throw failure;
     })());
   }
-}
-
-const DEPS = Symbol('provenant.deps');
-
-/** Remembers the deps on the Koa app (createApp does this). */
-export function attachDeps(app: { context: object }, deps: ServerDeps): void {
-  (app.context as Record<symbol, unknown>)[DEPS] = deps;
-}
-
-/** The deps of the app serving `ctx` (for middleware made without them, e.g. requireAuth). */
-export function depsOf(ctx: Pick<Context, 'app'> | { app: { context: object } }): ServerDeps {
-  const deps = (ctx.app.context as Record<symbol, unknown>)[DEPS];
-  if (!deps) throw new Error('ServerDeps are not attached to this Koa app');
-  return deps as ServerDeps;
 }

@@ -11,9 +11,16 @@
 // open would drop the limits exactly when nobody watches them. Each node still
 // enforces the limit alone (a client gets at most N x the limit across N nodes), and
 // the first request after Redis is back uses the shared windows again.
+//
+// A client is its address, but an IPv6 client is its network: one /64 (the size of a
+// single subnet, which one household or one virtual machine commonly gets whole) would
+// otherwise give its holder 2^64 fresh windows. PROVENANT_RATE_LIMIT_IPV6_PREFIX sets
+// the prefix (default 64; 48 or 56 where providers hand out bigger blocks, 128 to key
+// each address alone). clientKey() is that key; every limit uses it.
 import type { Context, Middleware, Next } from 'koa';
 import koaRatelimit from 'koa-ratelimit';
 import ipaddr from 'ipaddr.js';
+import type { Config } from './config.js';
 import type { ServerDeps } from './deps.js';
 import { ApiError } from './errors.js';
 import type { SharedRedis } from './redis.js';
@@ -75,6 +82,17 @@ export function clientIp(ctx: Pick<Context, 'get' | 'socket'>, trustProxy: numbe
   return ipaddr.isValid(entry) ? normalizeIp(entry) : socketIp;
 }
 
+/**
+ * The key a rate limit counts a client under: its IPv4 address, or its IPv6 network of
+ * `config.rateLimitIpv6Prefix` bits (e.g. `2001:db8:1:2::/64`). IPv4-mapped IPv6 is the
+ * IPv4 address.
+ */
+export function clientKey(ctx: Pick<Context, 'get' | 'socket'>, config: Pick<Config, 'trustProxy' | 'rateLimitIpv6Prefix'>): string {
+  const ip = clientIp(ctx, config.trustProxy);
+  if (!ipaddr.IPv6.isValid(ip) || config.rateLimitIpv6Prefix >= 128) return ip;
+  return `${ipaddr.IPv6.networkAddressFromCIDR(`${ip}/${config.rateLimitIpv6Prefix}`).toString()}/${config.rateLimitIpv6Prefix}`;
+}
+
 function normalizeIp(ip: string): string {
   if (!ipaddr.isValid(ip)) return ip;
   const parsed = ipaddr.parse(ip);
@@ -91,7 +109,7 @@ export interface RateLimitOptions {
   durationMs: number;
   /** Bound on remembered clients for this limit (default 100,000). */
   maxClients?: number;
-  /** The client key; default the client IP. */
+  /** The client key; default clientKey (the address; an IPv6 client's network). */
   key?: (ctx: Context) => string;
 }
 
@@ -202,7 +220,7 @@ export class RateLimitStores {
 export function rateLimit(deps: Pick<ServerDeps, 'config' | 'rateLimits'>, options: RateLimitOptions): Middleware {
   if (!deps.config.rateLimit) return async (_ctx: Context, next: Next) => next();
   const db = deps.rateLimits.map(options.name, options.maxClients ?? 100_000);
-  const key = options.key ?? ((ctx: Context) => clientIp(ctx, deps.config.trustProxy));
+  const key = options.key ?? ((ctx: Context) => clientKey(ctx, deps.config));
   const window = { duration: options.durationMs, max: options.max, id: key };
   const local = koaRatelimit({ driver: 'memory', db, namespace: options.name, ...window });
   const redis = deps.rateLimits.redis;

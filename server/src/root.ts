@@ -98,6 +98,7 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
       workers,
       taskTimeoutMs: config.fingerprintTimeoutMs,
       decoderMemoryMb: config.decoderMemoryMb,
+      credentialsTimeoutMs: config.credentialsTimeoutMs,
       maxQueue: 4 * workers,
     });
     parts.add({ name: 'pool', health: () => ({ status: 'ok', threads: pool.threads, queue: pool.queueSize }), close: () => pool.close() });

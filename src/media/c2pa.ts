@@ -15,10 +15,17 @@
 // off), so it stops with the URL and fetches nothing: test/c2pa/remote.test.ts points
 // a file's URL at a loopback server and checks that it sees no request (and that the
 // reader's default would have made one).
+//
+// Bounded: the reader's work grows with the square of the assertions, so a store past
+// C2PA_LIMITS (c2pa-limits.ts: assertions, ingredients, manifests, JUMBF depth and
+// bytes, measured by a cheap walk of its boxes) is not given to it: present null, and
+// the message names the limit. A server's read has its own short deadline besides
+// (CREDENTIALS_TIMEOUT_MS, workers/fingerprint.ts).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { initSync, WasmReader } from '@contentauth/c2pa-wasm';
 import { detectType, type MediaFormat } from '../lib/detect.js';
+import { measureManifestStores } from './c2pa-limits.js';
 import {
   PROVENANT_RECORD_LABEL, isAiSourceType,
   type ContentCredentials, type CredentialsAction, type CredentialsFound, type CredentialsState, type ProvenantRecordAssertion,
@@ -52,6 +59,8 @@ export async function readContentCredentials(bytes: Uint8Array): Promise<Content
   const format = detectType(bytes)?.format;
   const mime = format === undefined ? undefined : READER_FORMAT[format];
   if (mime === undefined) return { present: false };
+  const { over } = measureManifestStores(bytes, format!);
+  if (over !== null) return { present: null, message: `not read: the manifest store is past the reader's limits (${over}; docs/c2pa.md)` };
   initReader();
   let reader: WasmReader;
   try {

@@ -8,6 +8,13 @@
 /** Spec 8: the default time limit of fingerprinting one file, in ms. */
 export const FINGERPRINT_TIMEOUT_MS = 60_000;
 
+/**
+ * The default time limit of reading a file's Content Credentials beside its fingerprint
+ * (pool.examine), in ms: a read still running then is stopped, content_credentials says
+ * so, and the fingerprint answers as usual (issue 25 item 15; docs/c2pa.md).
+ */
+export const CREDENTIALS_TIMEOUT_MS = 10_000;
+
 /** `deadline`, or one FINGERPRINT_TIMEOUT_MS from now when none is given. */
 export function deadlineOrDefault(deadline: number | undefined): number {
   return deadline ?? Date.now() + FINGERPRINT_TIMEOUT_MS;

@@ -114,7 +114,8 @@ export async function perceptualHashes(pathOrBuffer: string | Uint8Array, opts: 
     if (type.kind === 'audio') return { fingerprint: await fingerprintFile(pathOrBuffer, { ...opts, deadline }), pdq_hash: null };
     if (type.kind === 'video') {
       const fingerprint = await fingerprintFile(pathOrBuffer, { ...opts, deadline });
-      return { fingerprint, pdq_hash: vpdqFingerprint(await videoPdqFrames(pathOrBuffer, type.format, { deadline })) };
+      const memoryLimitMb = opts.decoderMemoryMb !== undefined ? opts.decoderMemoryMb : opts.sandbox?.memoryLimitMb;
+      return { fingerprint, pdq_hash: vpdqFingerprint(await videoPdqFrames(pathOrBuffer, type.format, { deadline, memoryLimitMb })) };
     }
     const bytes = path === null ? (pathOrBuffer as Uint8Array) : new Uint8Array(await readFile(path));
     const hashes = opts.sandbox !== undefined

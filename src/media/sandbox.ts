@@ -149,12 +149,18 @@ export class DecoderSandbox {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        // the process may be stuck in a decoder: it goes, and every request in it; the
-        // next request starts a new one at once (not sent to this one while it dies)
+        // the process may be stuck in a decoder: it goes; the next request starts a new
+        // one at once (not sent to this one while it dies). The other requests in it had
+        // no part in that (one of a shorter deadline, such as a credentials read, may
+        // have held the image decode queued behind it): they go to the new one.
         const p = this.settle(id);
         p?.reject(this.timeoutError());
-        if (p?.child && this.child === p.child) this.child = null;
-        p?.child?.kill('SIGKILL');
+        const stuck = p?.child;
+        if (stuck && this.child === stuck) this.child = null;
+        for (const [other, q] of this.pending) {
+          if (q.child === stuck && q.resends++ < MAX_RESENDS && !this.closed) this.dispatch(other);
+        }
+        stuck?.kill('SIGKILL');
       }, msUntil(deadline));
       this.pending.set(id, { body, deadline, child: null, resends: 0, resolve, reject, timer });
       this.dispatch(id);
@@ -169,7 +175,7 @@ export class DecoderSandbox {
     this.hold(child, true);
     // the child stops by the request's deadline too (same clock: same machine)
     child.send({ id, deadline: p.deadline, ...p.body } as SandboxRequest, (err) => {
-      if (!err || this.pending.get(id) !== p) return;
+      if (!err || this.pending.get(id) !== p || p.child !== child) return; // answered, or sent elsewhere since
       // not delivered (the process is exiting): it had no part in that, so a new one gets it
       if (this.child === child) this.child = null;
       if (p.resends++ < MAX_RESENDS && !this.closed) this.dispatch(id);
@@ -197,11 +203,14 @@ export class DecoderSandbox {
       // requests sent meanwhile never reached it and go to a new process.
       const idleExit = code === 0 && signal === null && !this.closed;
       const why = signal ? `was ended by ${signal}` : `exited with code ${code}`;
-      for (const [id, p] of [...this.pending]) {
-        if (p.child !== child) continue;
+      const mine = [...this.pending].filter(([, p]) => p.child === child);
+      // the child ends itself at a request's deadline too, and may do so first: then the
+      // others in it go to a new process, as when this side stops it (request())
+      const overdue = mine.some(([, p]) => Date.now() >= p.deadline);
+      for (const [id, p] of mine) {
         if (idleExit && p.resends++ < MAX_RESENDS) this.dispatch(id);
-        // the child ends itself at a request's deadline too, and may do so first
         else if (Date.now() >= p.deadline) this.settle(id)?.reject(this.timeoutError());
+        else if (overdue && !this.closed && p.resends++ < MAX_RESENDS) this.dispatch(id);
         else this.settle(id)?.reject(new SandboxError('crashed', `the decoder process ${why} before answering`));
       }
     });

@@ -199,6 +199,8 @@ async function samplePdqFrames(input: string | Uint8Array, demuxer: string, shif
       '-f', 'rawvideo', '-',
     ],
     deadline: options.deadline,
+    memoryLimitMb: options.memoryLimitMb,
+    maxFramePixels: MAX_VIDEO_FRAME_PIXELS,
     maxOutputBytes: maxFrames * frameBytes + 1,
     onStdout: take,
     enough,

@@ -11,6 +11,7 @@ import { FINGERPRINT_TIMEOUT_MS, msUntil } from '../media/deadline.js';
 import { FingerprintError, type FingerprintOutcome } from '../media/errors.js';
 import type { Fingerprint } from '../lib/types.js';
 import type { ContentCredentials } from '../lib/content-credentials.js';
+import type { PdqFingerprint, VpdqFingerprint } from '../lib/pdq.js';
 
 export interface FingerprintPoolOptions {
   /** Worker threads (default $PROVENANT_WORKERS, else the number of CPUs). */
@@ -25,6 +26,8 @@ export interface FingerprintPoolOptions {
   decoderIdleMs?: number;
   /** Memory limit of each worker's decoder sandbox in MB (default SANDBOX_DEFAULT_MEMORY_MB, 1280; null: none). */
   decoderMemoryMb?: number | null;
+  /** Time limit of examine()'s Content Credentials read in ms (default CREDENTIALS_TIMEOUT_MS, 10 s), within the task's. */
+  credentialsTimeoutMs?: number;
 }
 
 /** The fingerprint task's answer when asked for credentials too (workers/fingerprint.ts). */
@@ -34,6 +37,12 @@ export type ExamineOutcome = FingerprintOutcome & { content_credentials?: Conten
 export interface PoolWorkerData {
   decoderIdleMs?: number;
   decoderMemoryMb?: number | null;
+  credentialsTimeoutMs?: number;
+}
+
+export interface ExamineOptions {
+  /** Compute the file's PDQ too (the answer's pdq_hash). */
+  pdq?: boolean;
 }
 
 export interface FingerprintPool {
@@ -48,9 +57,13 @@ export interface FingerprintPool {
    * fingerprint()'s answer and the file's Content Credentials (C2PA), from one task under
    * one deadline (issue 21): a file the decoders refuse (decode_failed) has fingerprint
    * null and its credentials still read, since an unsupported or unreadable file can
-   * carry them; the deadline is PoolTimeoutError as for fingerprint().
+   * carry them; the deadline is PoolTimeoutError as for fingerprint(). The credentials
+   * read has a shorter one of its own (credentialsTimeoutMs): past it, content_credentials
+   * is present null saying so, and the fingerprint answers. With `pdq: true` the answer
+   * has the file's pdq_hash too (PDQ of an image from the same decode, the vPDQ of a
+   * video, else null; docs/pdq.md); null as well when the decoders refused the file.
    */
-  examine(bytes: Uint8Array): Promise<{ fingerprint: Fingerprint | null; content_credentials: ContentCredentials }>;
+  examine(bytes: Uint8Array, options?: ExamineOptions): Promise<{ fingerprint: Fingerprint | null; content_credentials: ContentCredentials; pdq_hash?: PdqFingerprint | VpdqFingerprint | null }>;
   /** Runs the task file dist/workers/<taskName>.js with `payload`. */
   run<R = unknown>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R>;
   /** Tasks waiting for a worker. */
@@ -148,7 +161,7 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
     atomics: 'disabled',
     // a worker idle this long ends; its sandbox ended before (decoderIdleMs, 10 s)
     idleTimeout: 30_000,
-    workerData: { decoderIdleMs: options.decoderIdleMs, decoderMemoryMb: options.decoderMemoryMb } satisfies PoolWorkerData,
+    workerData: { decoderIdleMs: options.decoderIdleMs, decoderMemoryMb: options.decoderMemoryMb, credentialsTimeoutMs: options.credentialsTimeoutMs } satisfies PoolWorkerData,
     resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1024 },
   });
   let closed = false;
@@ -186,13 +199,16 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
       if (outcome.failure === 'timeout') throw new PoolTimeoutError('fingerprint', timeoutMs);
       throw new FingerprintError(outcome.failure, outcome.message);
     },
-    async examine(bytes: Uint8Array) {
+    async examine(bytes: Uint8Array, options: ExamineOptions = {}) {
       const buffer = ownBuffer(bytes);
       const deadline = Date.now() + timeoutMs;
-      const outcome = await runBy<ExamineOutcome>('fingerprint', { buffer, deadline, credentials: true }, deadline, [buffer]);
+      const pdq = options.pdq === true;
+      const outcome = await runBy<ExamineOutcome>('fingerprint', { buffer, deadline, credentials: true, pdq }, deadline, [buffer]);
       if ('failure' in outcome && outcome.failure === 'timeout') throw new PoolTimeoutError('fingerprint', timeoutMs);
       const content_credentials = outcome.content_credentials ?? { present: null, message: 'not read' };
-      return { fingerprint: 'fingerprint' in outcome ? outcome.fingerprint : null, content_credentials };
+      const fingerprint = 'fingerprint' in outcome ? outcome.fingerprint : null;
+      if (!pdq) return { fingerprint, content_credentials };
+      return { fingerprint, content_credentials, pdq_hash: 'fingerprint' in outcome ? outcome.pdq_hash ?? null : null };
     },
     run<R>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R> {
       return runBy<R>(taskName, payload, Date.now() + timeoutMs, transferList);

@@ -79,6 +79,9 @@ export interface EmbeddedRecordAnswer {
 }
 export interface SessionAnswer { token: string; user: Record<string, unknown> & { id: string } }
 
+/** A linked device key (GET /api/v1/auth/agents). */
+export interface DeviceKey { agent_pub_key: string; did: string | null; primary: boolean; linked_at: string }
+
 /** Spec 4.3: bands (and optionally hash_value) of a fingerprint, or 72 grey pixels. */
 export type FuzzyQuery = { bands: number[][]; hash_value?: number[] } | { pixels: number[] };
 
@@ -182,6 +185,29 @@ export class ProvenantClient {
   /** decisions.md 5: links the device key that signed the challenge to the signed-in account. */
   linkAgent(signed: { challenge: string; agent_pub_key: string; signature: string }): Promise<{ user: SessionAnswer['user'] }> {
     return this.call('POST', `${AUTH}/agents`, { json: signed, auth: true });
+  }
+
+  /** The signed-in account's linked device keys, primary first (a session token; an app's OAuth token is refused). */
+  agents(): Promise<{ agents: DeviceKey[] }> {
+    return this.call('GET', `${AUTH}/agents`, { auth: true });
+  }
+
+  /**
+   * Unlinks a device key: it can no longer sign in or publish; the records it signed
+   * stay. Rejects with 409 agent_required for the only key (or a server-hosted cell's).
+   */
+  unlinkAgent(agentPubKey: string): Promise<{ agents: DeviceKey[] }> {
+    return this.call('DELETE', `${AUTH}/agents/${encodeURIComponent(agentPubKey)}`, { auth: true });
+  }
+
+  /** Sign out everywhere: every session token of the account issued until now ends, this client's too. */
+  signOutEverywhere(): Promise<{ success: true; sessions_valid_after: string }> {
+    return this.call('POST', `${AUTH}/sessions/revoke`, { auth: true });
+  }
+
+  /** Changes the password; every earlier session ends and the answer is a fresh one (use its token from now on). */
+  changePassword(currentPassword: string, newPassword: string): Promise<SessionAnswer> {
+    return this.call('POST', `${AUTH}/password`, { json: { current_password: currentPassword, new_password: newPassword }, auth: true });
   }
 
   /** decisions.md 5: a session for an e-mail (or username) and password. */

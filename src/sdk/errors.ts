@@ -7,7 +7,7 @@ export type ServiceErrorCode =
   | 'missing_fields' | 'invalid_comment' | 'invalid_supersedes' | 'invalid_url' | 'invalid_request' | 'invalid_scope'
   | 'invalid_token' | 'quota_exceeded' | 'tier_required' | 'limit_reached' | 'app_required' | 'forbidden'
   | 'agent_not_found' | 'signing_failed' | 'revocation_failed' | 'invalid_credentials' | 'email_taken'
-  | 'username_taken' | 'agent_taken' | 'invalid_challenge' | 'invalid_signature' | 'insufficient_scope'
+  | 'username_taken' | 'agent_taken' | 'agent_unlinked' | 'agent_required' | 'invalid_challenge' | 'invalid_signature' | 'insufficient_scope'
   | 'not_found' | 'rate_limited' | 'busy' | 'fingerprint_timeout' | 'payload_too_large' | 'internal_error'
   // OAuth (RFC 6749 5.2, 4.1.2.1)
   | 'invalid_grant' | 'invalid_client' | 'unauthorized_client' | 'unsupported_grant_type' | 'access_denied'

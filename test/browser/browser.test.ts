@@ -19,7 +19,8 @@ import * as nodeEntry from '../../src/lib/index.js';
 import { resampleTo11025 } from '../../src/lib/resample.js';
 import { KERNEL_NAMES, packageRoot } from '../../src/lib/wasm.js';
 import { randomBytes, rng } from '../helpers/random.js';
-import { runChecks, type Library } from './checks.js';
+import * as tlog from '../../src/lib/tlog/index.js';
+import { runChecks, type CheckInput, type Library } from './checks.js';
 import type { PageInput, PageOutput } from './page.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -154,7 +155,23 @@ async function* chunks(bytes: Uint8Array, size: number): AsyncIterable<Uint8Arra
   for (let off = 0; off < bytes.length; off += size) yield bytes.subarray(off, off + size);
 }
 
-const nodeLibrary: Library = { ...nodeEntry, resampleTo11025 };
+const nodeLibrary: Library = { ...nodeEntry, resampleTo11025, verifyProofBundle: tlog.verifyProofBundle };
+
+/** A log of 300 entries made in Node: entry 200's proof bundle, cosigned by two witnesses of three (quorum 2). */
+async function proofBundle(): Promise<{ input: CheckInput['tlog']; entry: string }> {
+  const builder = new tlog.TileBuilder();
+  const entries = Array.from({ length: 300 }, (_, i) => `{"record":${i},"note":"café ✓"}`);
+  for (const e of entries) builder.appendEntry(new TextEncoder().encode(e));
+  const tiles = new Map(builder.takeTiles().map((t) => [`${t.level}/${t.index}`, t.data]));
+  const seed = (n: number) => new Uint8Array(32).fill(n);
+  const log = tlog.noteSigner('log.example/browser', tlog.SIG_ED25519, seed(1));
+  const ws = [2, 3, 4].map((n) => ({ signer: tlog.noteSigner(`w${n}.example`, tlog.SIG_COSIGNATURE_V1, seed(n)), vkey: tlog.verifierOf(`w${n}.example`, tlog.SIG_COSIGNATURE_V1, seed(n)).vkey }));
+  const checkpoint = tlog.signCheckpoint({ origin: 'log.example/browser', size: 300, rootHash: builder.root(), extensions: [] }, [log, ws[0].signer, ws[2].signer]);
+  const reader = tlog.tileHashReader(300, { readTiles: (cs) => cs.map((c) => tiles.get(`${c.level}/${c.index}`)!) });
+  const bundle = await tlog.buildProofBundle({ index: 200, checkpoint, reader });
+  const policy = { logKeys: [tlog.verifierOf('log.example/browser', tlog.SIG_ED25519, seed(1)).vkey], witnesses: ws.map((w) => w.vkey), quorum: 2 };
+  return { input: { bundle, tampered: bundle.replace('index 200', 'index 201'), entry: entries[200], policy }, entry: entries[200] };
+}
 
 async function inChromium(): Promise<void> {
   const server = await serve(await pageFiles());
@@ -163,13 +180,14 @@ async function inChromium(): Promise<void> {
   try {
     const { record, tampered, actionHash } = signedRecords();
     const hmacKey = 'webhook secret, ✓';
+    const proof = (await proofBundle()).input;
     for (const [flavor, load] of [['simd', 'url'], ['scalar', 'modules']] as const) {
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on('pageerror', (err) => errors.push(err.message));
       await page.goto(`${origin}/`);
       await page.waitForFunction(() => 'runPage' in globalThis);
-      const input: PageInput = { flavor, load, images: Object.keys(FIXTURES), record, tampered, hmacKey };
+      const input: PageInput = { flavor, load, images: Object.keys(FIXTURES), record, tampered, hmacKey, tlog: proof };
       const out = await page.evaluate((arg) => (globalThis as unknown as { runPage(i: PageInput): Promise<PageOutput> }).runPage(arg), input);
       await page.close();
       assert.equal(errors, [], `page errors (${flavor})`);
@@ -185,6 +203,7 @@ async function inChromium(): Promise<void> {
       assert.is(r.verified, true, `a record signed in Node verifies (${label})`);
       assert.is(r.tamperedVerified, false, `a changed record does not (${label})`);
       assert.is(r.actionHash, actionHash);
+      assert.equal(r.tlog, { index: 200, cosigners: ['w2.example', 'w4.example'], tamperedRefused: 'inclusion_failed' }, `a tlog proof made in Node verifies, a changed one does not (${label})`);
 
       // the PNG is lossless: the browser's pixels are sharp's pixels
       const pixels = out.pixels.map((b64) => new Uint8Array(Buffer.from(b64, 'base64')));
@@ -196,7 +215,7 @@ async function inChromium(): Promise<void> {
         const { width = 0, height = 0 } = await sharp(path).metadata();
         return { name, bytes: new Uint8Array(readFileSync(path)), width, height, pixels: pixels[i] };
       }));
-      const expected = await runChecks(nodeLibrary, { file: chunks(large, 1 << 20), images, audio: { samples: audio, rate: 44100 }, record, tampered, hmacKey });
+      const expected = await runChecks(nodeLibrary, { file: chunks(large, 1 << 20), images, audio: { samples: audio, rate: 44100 }, record, tampered, hmacKey, tlog: proof });
       assert.equal(r, JSON.parse(JSON.stringify(expected)), `browser and Node results (${label})`);
     }
   } finally {

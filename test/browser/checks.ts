@@ -9,7 +9,7 @@ export type Library = Pick<
   typeof BrowserEntry,
   | 'createSha256' | 'sha256Hex' | 'createHmacSha256' | 'hmacSha256Hex' | 'imageHashFromPixels' | 'imageBands'
   | 'hammingDistance' | 'fingerprintSimilarity' | 'MatchIndex' | 'resampleTo11025' | 'audioFingerprintFromSamples'
-  | 'walkPng' | 'crc32' | 'verifyRecord' | 'actionHash' | 'pdqHash' | 'pdqDihedral' | 'pdqHex'
+  | 'walkPng' | 'crc32' | 'verifyRecord' | 'actionHash' | 'pdqHash' | 'pdqDihedral' | 'pdqHex' | 'verifyProofBundle'
 >;
 
 /** A decoded image: RGBA pixels and the file they came from. */
@@ -30,6 +30,8 @@ export interface CheckInput {
   record: BrowserEntry.SignedRecord;
   tampered: BrowserEntry.SignedRecord;
   hmacKey: string;
+  /** A tlog-proof bundle (cosigned checkpoint) made in Node, its entry, one with its index changed, and the policy. */
+  tlog: { bundle: string; tampered: string; entry: string; policy: { logKeys: string[]; witnesses: string[]; quorum: number } };
 }
 
 export interface CheckResult {
@@ -46,6 +48,7 @@ export interface CheckResult {
   verified: boolean;
   tamperedVerified: boolean;
   actionHash: string;
+  tlog: { index: number; cosigners: string[]; tamperedRefused: string };
 }
 
 /** Text with multi-byte UTF-8, hashed as a string (the kernel encodes it itself). */
@@ -90,6 +93,15 @@ export async function runChecks(lib: Library, input: CheckInput): Promise<CheckR
   const matches = index.query(a);
   index.free();
 
+  const entry = { entry: new TextEncoder().encode(input.tlog.entry) };
+  const proven = lib.verifyProofBundle(input.tlog.bundle, entry, input.tlog.policy);
+  let tamperedRefused = 'accepted';
+  try {
+    lib.verifyProofBundle(input.tlog.tampered, entry, input.tlog.policy);
+  } catch (e) {
+    tamperedRefused = (e as { code?: string }).code ?? String(e);
+  }
+
   return {
     fileBytes,
     fileSha256: sha.digestHex(),
@@ -104,5 +116,6 @@ export async function runChecks(lib: Library, input: CheckInput): Promise<CheckR
     verified: lib.verifyRecord(input.record),
     tamperedVerified: lib.verifyRecord(input.tampered),
     actionHash: lib.actionHash(input.record, input.record.signature),
+    tlog: { index: proven.index, cosigners: proven.checkpoint.cosignatures.map((c) => c.name), tamperedRefused },
   };
 }

@@ -13,6 +13,7 @@ export interface PageInput {
   record: lib.SignedRecord;
   tampered: lib.SignedRecord;
   hmacKey: string;
+  tlog: CheckInput['tlog'];
 }
 
 export interface PageOutput {
@@ -80,6 +81,7 @@ async function run(input: PageInput): Promise<PageOutput> {
     record: input.record,
     tampered: input.tampered,
     hmacKey: input.hmacKey,
+    tlog: input.tlog,
   };
   const results = await runChecks(lib, checks);
   return { beforeInit, flavor: lib.wasmFlavor, pixels: images.map((i) => base64(i.pixels)), results };

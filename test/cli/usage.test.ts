@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compiledFile, packageRoot } from '../../src/lib/wasm.js';
@@ -16,17 +16,19 @@ let dir: string;
 
 test.before(() => {
   dir = mkdtempSync(join(tmpdir(), 'provenant-usage-'));
-  chmodSync(dir, 0o755); // the unreadable-file case runs as another user
+  chmodSync(dir, 0o755); // the unreadable-file case may run as the checkout's owner (withoutFileOverride)
 });
 test.after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
 interface Run { status: number | null; stdout: string; stderr: string }
-function cli(args: string[], options: SpawnSyncOptions = {}): Run {
+/** Runs the CLI with `args`, through the command `via` when given (e.g. setpriv and its options). */
+function cli(args: string[], options: SpawnSyncOptions = {}, via: string[] = []): Run {
   // a data directory of its own, so that nothing here touches ./data
   const env = { ...process.env, PROVENANT_DATA_DIR: join(dir, 'default-data'), PROVENANT_LOG_LEVEL: 'silent' };
-  const r = spawnSync(process.execPath, [MAIN, ...args], { cwd: dir, env, encoding: 'utf8', timeout: 60_000, ...options });
+  const [command, ...rest] = [...via, process.execPath, MAIN, ...args];
+  const r = spawnSync(command, rest, { cwd: dir, env, encoding: 'utf8', timeout: 60_000, ...options });
   return { status: r.status, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 const show = (args: string[], r: Run) => `provenant ${args.join(' ')} -> ${r.status}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
@@ -134,16 +136,15 @@ test('file commands: a missing path, a directory and an unreadable file each say
   const unreadable = join(dir, 'secret.bin');
   writeFileSync(unreadable, 'x');
   chmodSync(unreadable, 0o000);
-  // root reads any file: the unreadable case then runs as nobody
-  const asOther: SpawnSyncOptions = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  const unprivileged = withoutFileOverride();
   for (const name of ['fingerprint', 'integrity', 'sha256']) {
-    const cases: [string, string, SpawnSyncOptions][] = [
-      [join(dir, 'no-such-file'), 'no such file', {}],
-      [dir, 'is a directory', {}],
-      [unreadable, 'permission denied', asOther],
+    const cases: [string, string, SpawnSyncOptions, string[]][] = [
+      [join(dir, 'no-such-file'), 'no such file', {}, []],
+      [dir, 'is a directory', {}, []],
+      [unreadable, 'permission denied', unprivileged.options, unprivileged.via],
     ];
-    for (const [path, says, options] of cases) {
-      const r = cli([name, path], options);
+    for (const [path, says, options, via] of cases) {
+      const r = cli([name, path], options, via);
       assert.is(r.status, 1, show([name, path], r));
       assert.is(r.stdout, '', show([name, path], r));
       assert.match(r.stderr.toLowerCase(), says, show([name, path], r));
@@ -151,6 +152,25 @@ test('file commands: a missing path, a directory and an unreadable file each say
     }
   }
 });
+
+/**
+ * How to run the CLI so that a file of this user's with mode 000 is unreadable to it,
+ * wherever the checkout is (issue 25 item 12: as nobody, the CLI could not enter a
+ * checkout in a private directory, mode 0700, or under /root). Not root: as is. Root
+ * reads any file, through the capabilities CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH:
+ * when root owns the checkout, the CLI runs as root without them (util-linux's setpriv
+ * drops them from its bounding and inheritable sets), which still enters a private
+ * checkout it owns; when another user owns it, as that user, who can enter it.
+ */
+function withoutFileOverride(): { options: SpawnSyncOptions; via: string[] } {
+  if (process.getuid?.() !== 0) return { options: {}, via: [] };
+  const owner = statSync(packageRoot);
+  if (owner.uid !== 0) return { options: { uid: owner.uid, gid: owner.gid }, via: [] };
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv', '/usr/sbin/setpriv'].find((p) => existsSync(p));
+  if (setpriv === undefined) throw new Error('running as root, this test needs setpriv (util-linux) to drop CAP_DAC_OVERRIDE');
+  const caps = '-dac_override,-dac_read_search';
+  return { options: {}, via: [setpriv, `--inh-caps=${caps}`, `--bounding-set=${caps}`, '--'] };
+}
 
 test('admin on a data directory without a database says so and creates nothing; create-user creates it and says so', () => {
   const dataDir = join(dir, 'empty-data');

@@ -15,6 +15,7 @@ import '../../src/lib/wasm.js';
 import {
   EMPTY_ROOT, SIG_COSIGNATURE_V1, SIG_ED25519, TileBuilder, encodeBase64, formatCheckpoint, noteSigner, parseSignatureLines, proveConsistency,
   signCheckpoint, signNote, tileHashReader, tilePath, verifierOf, verifyCheckpoint, formatNote, parseNote, type TileCoord,
+  TlogError, cosignaturesFrom, formatAddCheckpoint, parseConflictSize,
 } from '../../src/lib/tlog/index.js';
 import { startWitness, type RunningWitness } from '../../src/lib/tlog/witness-server.js';
 import { goUnavailable, runTlogref } from '../helpers/go.js';
@@ -61,7 +62,7 @@ function body(old: number, proof: Uint8Array[], checkpoint: string): string {
 }
 
 async function post(w: { url: string }, text: string | Uint8Array): Promise<{ status: number; type: string | null; text: string }> {
-  const r = await fetch(`${w.url}/add-checkpoint`, { method: 'POST', body: text });
+  const r = await fetch(`${w.url}/add-checkpoint`, { method: 'POST', body: typeof text === 'string' ? text : Buffer.from(text) });
   return { status: r.status, type: r.headers.get('content-type'), text: await r.text() };
 }
 
@@ -244,6 +245,35 @@ test('state and key survive a restart; the key file is 0600 in a 0700 directory;
     (x) => x.close().then(() => assert.unreachable('started with a readable key')),
     (e: Error) => assert.match(e.message, /chmod 600/),
   );
+});
+
+test('the log\'s side: formatAddCheckpoint, cosignaturesFrom (the witness key checked), parseConflictSize', async () => {
+  const w = await startWitness({ dir: tempDir(), name: 'witness.example/w6', logs: [LOG_VKEY] });
+  try {
+    const log = new TestLog(entries(0, 600));
+    const cp = log.checkpoint();
+    const a = await post(w, formatAddCheckpoint(0, [], cp));
+    assert.is(a.status, 200);
+    const cos = cosignaturesFrom(a.text, cp, w.verifierKey);
+    assert.equal(cos.map((c) => c.name), ['witness.example/w6']);
+    assert.is(verifyCheckpoint(formatNote(parseNote(cp).text, [...parseNote(cp).signatures, ...cos]), { logKeys: [LOG_VKEY], witnesses: [w.verifierKey], quorum: 1 }).cosignatures.length, 1);
+    // another witness's key: nothing verifies; a changed cosignature: refused; an answer for another checkpoint: refused
+    const stranger = verifierOf('witness.example/w6', SIG_COSIGNATURE_V1, new Uint8Array(32).fill(5)).vkey;
+    assert.throws(() => cosignaturesFrom(a.text, cp, stranger), (e: unknown) => e instanceof TlogError && e.code === 'no_verified_signature');
+    const at = a.text.lastIndexOf(' ') + 40; // inside the Ed25519 signature
+    const flipped = `${a.text.slice(0, at)}${a.text[at] === 'A' ? 'B' : 'A'}${a.text.slice(at + 1)}`;
+    assert.throws(() => cosignaturesFrom(flipped, cp, w.verifierKey), (e: unknown) => e instanceof TlogError && e.code === 'bad_signature');
+    log.append(entries(600, 601));
+    assert.throws(() => cosignaturesFrom(a.text, log.checkpoint(), w.verifierKey), (e: unknown) => e instanceof TlogError && e.code === 'bad_signature');
+    // a 409 names the size to prove from
+    const stale = await post(w, formatAddCheckpoint(0, [], log.checkpoint()));
+    assert.is(stale.status, 409);
+    assert.is(parseConflictSize(stale.text), 600);
+    assert.is(parseConflictSize('0600\n'), null);
+    assert.is((await post(w, formatAddCheckpoint(600, await log.proof(600), log.checkpoint()))).status, 200);
+  } finally {
+    await w.close();
+  }
 });
 
 // ---------------------------------------------------------------- the command

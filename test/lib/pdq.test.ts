@@ -14,7 +14,7 @@ import {
   pdqExchangeLines, vpdqFingerprint,
 } from '../../src/lib/pdq.js';
 import { imageHashFromPixels } from '../../src/lib/dhash.js';
-import { packageRoot, simdSupported, type WasmFlavor } from '../../src/lib/wasm.js';
+import { loadKernel, packageRoot, simdSupported, type WasmFlavor } from '../../src/lib/wasm.js';
 import { rng } from '../helpers/random.js';
 
 const FLAVORS: WasmFlavor[] = simdSupported ? ['simd', 'scalar'] : ['scalar'];
@@ -224,6 +224,25 @@ test('one copy of the pixels gives both ImagePHash and PDQ, equal to each alone'
     const both = imageHashesFromPixels(px, w, h, ch);
     assert.equal(Array.from(both.imagePHash), Array.from(imageHashFromPixels(px, w, h, ch)));
     assert.is(both.pdq.hex, pdqHash(px, w, h, ch).hex);
+  }
+});
+
+test('memory stays flat: after the largest image, smaller ones of every shape allocate nothing more', () => {
+  const next = rng(17);
+  for (const flavor of FLAVORS) {
+    const big = photoLike(next, 1500, 1000);
+    pdqDihedral(big, 1500, 1000, 3, flavor);
+    const memory = loadKernel('core', flavor).exports.memory;
+    const size = memory.buffer.byteLength;
+    for (let i = 0; i < 60; i++) {
+      const w = 5 + Math.floor(next() * 1495);
+      const h = 5 + Math.floor(next() * 995);
+      const px = new Uint8Array(w * h * 3).fill(i);
+      if (i % 2) pdqHash(px, w, h, 3, flavor);
+      else pdqDihedral(px, w, h, 3, flavor);
+    }
+    pdqHash(big, 1500, 1000, 3, flavor);
+    assert.is(memory.buffer.byteLength, size, flavor);
   }
 });
 

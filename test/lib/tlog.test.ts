@@ -1,8 +1,9 @@
 // RFC 9162 hashing and proofs, and the c2sp.org/tlog-tiles layout, against independent
-// references: the transparency-dev/merkle vectors in /work/shared/fixtures/tlog (every
-// happy path verifies, every tampered proof is refused), its constants (node hashes and
-// roots of the trees of size 0..8), a naive RFC 9162 MTH/PATH/PROOF written over
-// node:crypto here, and the spec's own examples of tile paths and widths.
+// references: the transparency-dev/merkle vectors in test/fixtures/tlog (a copy of the
+// team's ../shared/fixtures/tlog, Apache-2.0: every happy path verifies, every tampered
+// proof is refused), its constants (node hashes and roots of the trees of size 0..8), a
+// naive RFC 9162 MTH/PATH/PROOF written over node:crypto here, and the spec's own
+// examples of tile paths and widths.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
@@ -16,7 +17,7 @@ import {
 } from '../../src/lib/tlog/index.js';
 import { rng } from '../helpers/random.js';
 
-const FIXTURES = '/work/shared/fixtures/tlog';
+const FIXTURES = new URL('../fixtures/tlog/', import.meta.url).pathname;
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const unhex = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'hex'));
 const b64 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'base64'));

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { fingerprintFile, perceptualHashes } from '../../src/media/fingerprint.js';
 import { DecoderSandbox } from '../../src/media/sandbox.js';
+import { createFingerprintPool } from '../../src/pool/index.js';
 import { ffmpegPath } from '../../src/media/ffmpeg.js';
 import { pdqDistance, pdqHash, type VpdqFingerprint } from '../../src/lib/pdq.js';
 
@@ -48,6 +49,23 @@ test('the same in the decoder sandbox process', async () => {
     }
   } finally {
     await sandbox.close();
+  }
+});
+
+test('the pool\'s examine with pdq: the same PDQ beside the fingerprint and the credentials; without it, no pdq_hash', async () => {
+  const pool = createFingerprintPool({ workers: 1 });
+  try {
+    const file = CASES[0];
+    const bytes = new Uint8Array(readFileSync(join(PDQ_FIX, 'images', file)));
+    const withPdq = await pool.examine(bytes.slice(), { pdq: true });
+    assert.equal(withPdq.pdq_hash, expected(file));
+    assert.equal(withPdq.fingerprint, await fingerprintFile(bytes));
+    assert.is(withPdq.content_credentials.present, false);
+    const without = await pool.examine(bytes.slice());
+    assert.not.ok('pdq_hash' in without);
+    assert.equal(without.fingerprint, withPdq.fingerprint);
+  } finally {
+    await pool.close();
   }
 });
 

@@ -66,8 +66,12 @@ test('the tarball ships the kernels, the compiled library and its types, and not
   for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/browser.js', 'dist/src/cli/main.js', 'dist/src/cli/vault.js', 'dist/src/sdk/index.js', 'dist/src/vault/serve.js', 'dist/src/media/sandbox-child.js', 'dist/workers/fingerprint.js', 'dist/workers/match-index.js']) {
     assert.ok(files.includes(f), `${f} is in it`);
   }
-  const stray = files.filter((f) => !/^(package\.json|README\.md|build\/[\w.]+\.wasm|dist\/(src|workers)\/[\w/.-]+\.(js|d\.ts))$/.test(f));
-  assert.equal(stray, [], 'only package.json, README.md, build/*.wasm and compiled .js/.d.ts');
+  // the kernels also beside the browser loader, where initWasm() with no argument looks (scripts/copy-browser-wasm.mjs)
+  for (const name of KERNEL_NAMES) {
+    for (const flavor of ['simd', 'scalar']) assert.ok(files.includes(`dist/src/lib/${name}.${flavor}.wasm`), `dist/src/lib/${name}.${flavor}.wasm is in it`);
+  }
+  const stray = files.filter((f) => !/^(package\.json|README\.md|(build|dist\/src\/lib)\/[\w.]+\.wasm|dist\/(src|workers)\/[\w/.-]+\.(js|d\.ts))$/.test(f));
+  assert.equal(stray, [], 'only package.json, README.md, the kernels (build/*.wasm, dist/src/lib/*.wasm) and compiled .js/.d.ts');
   const server = files.filter((f) => /^dist\/src\/(server|store)\/|^dist\/src\/cli\/(serve|admin)\./.test(f));
   assert.equal(server, [], 'nothing of the server');
 });

@@ -86,6 +86,33 @@ test('errors carry the service status and code; a token-less call and an unreach
   assert.equal([away.status, away.code], [0, 'unreachable']);
 });
 
+test('device keys and sessions: list and unlink keys (the only key stays), sign out everywhere, change the password', async () => {
+  const { user } = await server.register(undefined, { password: 'first passphrase' });
+  let session = await new ProvenantClient({ baseUrl: server.url }).login(user.email!, 'first passphrase');
+  let client = new ProvenantClient({ baseUrl: server.url, token: session.token });
+  const keys = [generateSigningKey(), generateSigningKey()];
+  for (const key of keys) {
+    const agentKey = agentKeyFromPublicKey(key.publicKey);
+    const { challenge } = await client.vaultChallenge(agentKey);
+    await client.linkAgent({ challenge, agent_pub_key: agentKey, signature: toBase64(signBytes(key.privateKeyPkcs8, new TextEncoder().encode(challenge))) });
+  }
+  const [first, second] = keys.map((k) => agentKeyFromPublicKey(k.publicKey));
+  assert.equal((await client.agents()).agents.map((a) => [a.agent_pub_key, a.primary]), [[first, true], [second, false]]);
+  assert.equal((await client.unlinkAgent(first)).agents.map((a) => [a.agent_pub_key, a.primary]), [[second, true]]);
+  const only = await failure(client.unlinkAgent(second));
+  assert.equal([only.status, only.code], [409, 'agent_required']);
+
+  const changed = await client.changePassword('first passphrase', 'second passphrase');
+  assert.is((await failure(client.agents())).code, 'invalid_token', 'the old session ended');
+  client = new ProvenantClient({ baseUrl: server.url, token: changed.token });
+  assert.is((await client.agents()).agents.length, 1);
+  const out = await client.signOutEverywhere();
+  assert.is(out.success, true);
+  assert.is((await failure(client.agents())).status, 401);
+  session = await new ProvenantClient({ baseUrl: server.url }).login(user.email!, 'second passphrase');
+  assert.is((await new ProvenantClient({ baseUrl: server.url, token: session.token }).agents()).agents[0].agent_pub_key, second);
+});
+
 test('verifyWebhookSignature is exported: true for the HMAC of the body, false for another', () => {
   const secret = 'c'.repeat(64);
   const body = '{"event":"sign.created"}';

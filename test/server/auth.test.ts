@@ -5,7 +5,6 @@ import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:cryp
 import Koa from 'koa';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { attachDeps } from '../../server/src/deps.js';
 import { requireAuth, SESSION_ONLY, sessionOrScope, type TokenVerifier } from '../../server/src/auth/middleware.js';
 import { renderErrors } from '../../server/src/middleware.js';
 import { createLogger } from '../../server/src/log.js';
@@ -371,7 +370,6 @@ test('a second token verifier plugs in; requireAuth(deps, policy): a named scope
   const app = new Koa();
   // the server's parts with one more verifier, as the composition root lists OAuth's
   const deps = { ...server.deps, tokenVerifiers: [...server.deps.tokenVerifiers, opaque] };
-  attachDeps(app, deps);
   app.use(renderErrors(createLogger('silent')));
   const sign = requireAuth(deps, sessionOrScope('sign'));
   const verify = requireAuth(deps, sessionOrScope('verify'));

@@ -107,4 +107,14 @@ test('empty values mean unset', () => {
   assert.is(loadConfig({ PORT: '', PROVENANT_SMTP_URL: '  ' }).port, 8080);
 });
 
+test('the change feed window (issue 25 item 10): defaults, values, bounds', () => {
+  const d = loadConfig({});
+  assert.equal([d.feedMaxChanges, d.feedMaxAgeMs], [1_000_000, 24 * 3_600_000]);
+  const c = loadConfig({ PROVENANT_FEED_MAX_CHANGES: '5000', PROVENANT_FEED_MAX_AGE_HOURS: '2' });
+  assert.equal([c.feedMaxChanges, c.feedMaxAgeMs], [5_000, 2 * 3_600_000]);
+  for (const [name, value] of [['PROVENANT_FEED_MAX_CHANGES', '99'], ['PROVENANT_FEED_MAX_CHANGES', '1e6'], ['PROVENANT_FEED_MAX_AGE_HOURS', '0'], ['PROVENANT_FEED_MAX_AGE_HOURS', '87601']]) {
+    assert.throws(() => loadConfig({ [name]: value }), (err: Error) => err instanceof ConfigError && err.message.startsWith(`${name}:`), `${name}=${value}`);
+  }
+});
+
 test.run();

@@ -1,6 +1,7 @@
 // E-mail address verification: registration mails a link (into the outbox without SMTP,
-// over real SMTP with it), the link verifies once, within 24 hours, for the address it
-// was sent to; the resend endpoint and its limit; registration answers without waiting
+// over real SMTP with it); opening the link verifies nothing, its page's button does
+// (a POST with that page's CSRF token), once, within 24 hours, for the address it was
+// sent to; the resend endpoint and its limit; registration answers without waiting
 // on the mail server; and a verified address is what the OAuth `email` scope shares
 // (spec 2.8), offered on the consent page and returned by userinfo.
 import { suite } from 'uvu';
@@ -11,7 +12,7 @@ import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { startSmtpCapture, type CapturedMail, type SmtpCapture } from '../helpers/smtp.js';
 import { apiRequest, startTestServer, testEngine, type TestServer, type TestUser } from '../helpers/server.js';
-import { authorizeQuery, Browser, PASSWORD, pkce, postJson, registerApp } from '../oauth/support.js';
+import { authorizeQuery, Browser, PASSWORD, pkce, postJson, registerApp, unescape } from '../oauth/support.js';
 
 /** SQLite, or PostgreSQL when imported with ?engine=postgres (test/postgres/suites.test.ts). */
 const engine = testEngine(import.meta.url);
@@ -64,11 +65,16 @@ async function mailsTo(srv: TestServer, to: string): Promise<Mail[]> {
   return outbox(srv).filter((m) => m.envelope.to.includes(to));
 }
 
-/** Opens a link as a browser would (the path and query on the test server). */
+/**
+ * Opens a link as a browser would (the path and query on the test server): the page it
+ * shows and, when that page has the confirm button, the page after pressing it.
+ */
 async function open(srv: TestServer, url: string) {
   const u = new URL(url);
-  const res = await fetch(`${srv.url}${u.pathname}${u.search}`);
-  return { status: res.status, headers: res.headers, html: await res.text() };
+  const browser = new Browser(srv.url);
+  const page = await browser.request(`${u.pathname}${u.search}`);
+  const last = page.status === 200 && page.html.includes('<form') ? await browser.submit(page, {}) : page;
+  return { status: last.status, headers: last.headers, html: last.html };
 }
 
 const me = async (srv: TestServer, user: TestUser) => (await apiRequest(srv.url, 'GET', '/api/v1/auth/me', { token: user.token })).body.user;
@@ -118,6 +124,44 @@ flow('registration mails one link to the address; following it verifies; a secon
   assert.match(again.html, /used already/);
   assert.match(again.html, /invalid_verification_token/);
   assert.is((await me(srv, ana)).email_verified, true, 'still verified');
+});
+
+flow('opening the link verifies nothing (a mail scanner fetches links); its button does, with the CSRF token of that page, that browser and that link', async ({ srv }) => {
+  const email = address('scanned');
+  const user = await srv.register(email);
+  const [mail] = await mailsTo(srv, email);
+  const { url, token } = linkIn(srv, mail.eml);
+  const u = new URL(url);
+  const browser = new Browser(srv.url);
+  const page = await browser.request(`${u.pathname}${u.search}`);
+  assert.is(page.status, 200, page.html);
+  assert.match(page.headers.get('content-type')!, /^text\/html/);
+  assert.match(page.headers.get('content-security-policy')!, /default-src 'none'.*form-action 'self'/);
+  assert.not.match(page.html, /<script/i);
+  assert.match(page.html, new RegExp(`<form method="post" action="${VERIFY}">`));
+  assert.match(page.html, /<button type="submit">Confirm my address<\/button>/);
+  const csrf = unescape(/name="csrf_token" value="([^"]*)"/.exec(page.html)![1]);
+  // a scanner fetching the link again, and previews: still nothing
+  await fetch(`${srv.url}${u.pathname}${u.search}`);
+  assert.is((await me(srv, user)).email_verified, false, 'GET verified nothing');
+
+  // a POST without this browser's cookie (another site's form, a scanner posting the form): refused
+  const cookieless = await fetch(`${srv.url}${VERIFY}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, csrf_token: csrf }).toString(), redirect: 'manual' });
+  assert.is(cookieless.status, 403);
+  assert.match(await cookieless.text(), /did not come from this page/);
+  // the cookie, but the CSRF token of no page, or the page's token with another link
+  const other = address('other-link');
+  await srv.register(other);
+  const otherToken = linkIn(srv, (await mailsTo(srv, other))[0].eml).token;
+  assert.is((await browser.request(VERIFY, { form: { token, csrf_token: Buffer.alloc(32, 1).toString('base64url') } })).status, 403);
+  assert.is((await browser.request(VERIFY, { form: { token: otherToken, csrf_token: csrf } })).status, 403, 'a token is bound to its link');
+  assert.is((await browser.request(VERIFY, { form: { token } })).status, 403, 'no CSRF token');
+  assert.is((await me(srv, user)).email_verified, false, 'none of those verified');
+
+  const done = await browser.submit(page, {});
+  assert.is(done.status, 200, done.html);
+  assert.ok(done.html.includes(email), 'the page names the address');
+  assert.is((await me(srv, user)).email_verified, true, 'the button verified');
 });
 
 flow('an expired link fails and verifies nothing; unknown, malformed and missing tokens fail alike', async ({ srv }) => {

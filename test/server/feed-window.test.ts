@@ -6,7 +6,8 @@
 // node answers as a fresh one would: the revocation seen, both later records matched.
 // The real store, cache and index (its thread from dist/: npm run build:ts); only the
 // wakes are held back, as the missing node's network would. PostgreSQL: skipped (and
-// why) without its binaries; a failure under CI=true.
+// why) without its binaries; a failure under CI=true. Then the part that prunes: at a
+// node's start with PROVENANT_FEED_MAX_CHANGES, and its passes.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +15,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SignatureRecord } from 'provenant';
-import { createLogger } from '../../server/src/log.js';
+import { loadConfig } from '../../server/src/config.js';
+import { FeedPruner } from '../../server/src/feed-window.js';
+import { createLogger, type Logger, type LogFields } from '../../server/src/log.js';
+import { composeServer } from '../../server/src/root.js';
 import { MatchingService } from '../../server/src/matching/service.js';
 import { VerifyCache } from '../../server/src/signit/cache.js';
 import { openPostgresStore, openSqliteStore, type ChangeFeed, type Charge, type Store } from '../../server/src/store/index.js';
@@ -160,3 +164,61 @@ behindTheWindow('sqlite', async () => {
 runWithPostgres(() =>
   behindTheWindow('postgres', async () => ({ store: await openPostgresStore(await (await sharedPostgres()).createDatabase()), cleanup: async () => undefined })),
 );
+
+const part = suite('the feed_window part (SQLite)');
+
+part('a node prunes the feed to PROVENANT_FEED_MAX_CHANGES at start; /healthz shows it; passes join, failures are logged, never thrown', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'provenant-window-node-'));
+  try {
+    const file = join(dataDir, 'provenant.db');
+    const store = await openSqliteStore(file);
+    const user = await store.accounts.createAccount({ user: { id: randomUUID(), createdAt: Date.now() }, personalOrg: { id: randomUUID(), name: 'P' } });
+    const rows = Array.from({ length: 150 }, () => {
+      const record: SignatureRecord = {
+        file_hash: hex(), signer: `uhCAk${randomBytes(36).toString('base64url')}`, signed_at: Date.now(), intent: 'Authorship', ai_generation: null,
+        content_rights: null, integrity_report: null, perceptual_hash: null, comment: null, supersedes: null, expires_at: null, tags: null,
+      };
+      return { record, signature: randomBytes(64).toString('base64'), action_hash: hex(), userId: user.id, appId: null, source: 'vault' as const };
+    });
+    await store.signatures.insertSignatures(rows, unlimited(user.id));
+    const latest = await store.feed.latest();
+    await store.close();
+
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', PROVENANT_DATA_DIR: dataDir, PROVENANT_LOG_LEVEL: 'silent', PROVENANT_WORKERS: '1', PROVENANT_FEED_MAX_CHANGES: '100' });
+    const deps = await composeServer(config);
+    try {
+      // the first pass runs off the start's path: what /healthz shows of the part, once it has run
+      let report: Record<string, unknown> = {};
+      for (const end = Date.now() + 20_000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
+        report = (await deps.parts.health()).feed_window as Record<string, unknown>;
+        if (report.last_run_at !== null) break;
+      }
+      assert.equal([report.status, report.max_changes, report.pruned], ['ok', 100, 50], JSON.stringify(report));
+      assert.is((await deps.store.feed.since(0, 1_000)).length, 100);
+      assert.is(await deps.store.feed.horizon(), latest - 100);
+      assert.is(await deps.store.feed.latest(), latest);
+    } finally {
+      await deps.parts.close();
+    }
+
+    // a pass: concurrent calls join one; a failing feed is logged, the call resolves 0
+    const again = await openSqliteStore(file);
+    const warnings: { msg: string; fields?: LogFields }[] = [];
+    const log: Logger = { debug() {}, info() {}, error() {}, warn: (msg, fields) => void warnings.push({ msg, fields }) };
+    let prunes = 0;
+    const counting = { ...again.feed, prune: (w: Parameters<ChangeFeed['prune']>[0], now: number) => (prunes += 1, again.feed.prune(w, now)) };
+    const pruner = new FeedPruner(counting as ChangeFeed, { maxChanges: 10, maxAgeMs: Number.MAX_SAFE_INTEGER }, log);
+    assert.equal(await Promise.all([pruner.run(), pruner.run()]), [90, 90]);
+    assert.equal([prunes, pruner.pruned], [1, 90]);
+    await again.close();
+    assert.is(await pruner.run(), 0, 'the store is closed: nothing pruned, nothing thrown');
+    assert.match(warnings.map((w) => w.msg).join('\n'), 'pruning the change feed failed');
+    await pruner.close();
+    assert.is(await pruner.run(), 0, 'closed: no more passes');
+    assert.is(prunes, 2);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+part.run();

@@ -59,12 +59,14 @@ async function upload(path: string, bytes: Uint8Array, server = srv): Promise<{ 
   return { status: res.status, body: await res.json() };
 }
 
-test('PROVENANT_FINGERPRINT_TIMEOUT_MS (60000 by default) and PROVENANT_DECODER_MEMORY_MB; a bad value names the variable', () => {
+test('PROVENANT_FINGERPRINT_TIMEOUT_MS (60000 by default), PROVENANT_DECODER_MEMORY_MB and PROVENANT_CREDENTIALS_TIMEOUT_MS (10000); a bad value names the variable', () => {
   assert.is(loadConfig({}).fingerprintTimeoutMs, 60_000);
   assert.is(loadConfig({ PROVENANT_FINGERPRINT_TIMEOUT_MS: '1500' }).fingerprintTimeoutMs, 1500);
   assert.is(loadConfig({}).decoderMemoryMb, undefined, "the sandbox's own default");
   assert.is(loadConfig({ PROVENANT_DECODER_MEMORY_MB: '512' }).decoderMemoryMb, 512);
-  for (const [variable, bad] of [['PROVENANT_FINGERPRINT_TIMEOUT_MS', '0'], ['PROVENANT_FINGERPRINT_TIMEOUT_MS', '1.5'], ['PROVENANT_FINGERPRINT_TIMEOUT_MS', 'soon'], ['PROVENANT_DECODER_MEMORY_MB', '64'], ['PROVENANT_DECODER_MEMORY_MB', '1GB']]) {
+  assert.is(loadConfig({}).credentialsTimeoutMs, 10_000);
+  assert.is(loadConfig({ PROVENANT_CREDENTIALS_TIMEOUT_MS: '2500' }).credentialsTimeoutMs, 2500);
+  for (const [variable, bad] of [['PROVENANT_FINGERPRINT_TIMEOUT_MS', '0'], ['PROVENANT_FINGERPRINT_TIMEOUT_MS', '1.5'], ['PROVENANT_FINGERPRINT_TIMEOUT_MS', 'soon'], ['PROVENANT_DECODER_MEMORY_MB', '64'], ['PROVENANT_DECODER_MEMORY_MB', '1GB'], ['PROVENANT_CREDENTIALS_TIMEOUT_MS', '0']]) {
     assert.throws(() => loadConfig({ [variable]: bad }), (e: unknown) => e instanceof ConfigError && e.variable === variable, `${variable}=${bad}`);
   }
 });

@@ -168,6 +168,8 @@ test('device keys: listed, unlinked (sessions of that key end; it cannot sign in
 
   const viaK2 = await vaultLogin(k2);
   assert.equal([viaK2.status, viaK2.body.user.id], [200, user.id]);
+  const viaK1 = await vaultLogin(k1);
+  assert.is((await me(viaK1.body.token)).status, 200);
   const record = vaultRecord(k2);
   assert.is((await api('POST', `${S}/publish`, { body: record })).status, 200);
 
@@ -178,6 +180,9 @@ test('device keys: listed, unlinked (sessions of that key end; it cannot sign in
   const only = await api('DELETE', `/api/v1/auth/agents/${encodeURIComponent(k2.agentKey)}`, { token });
   assert.equal([only.status, only.body.error], [409, 'agent_required'], 'the only key left stays');
   assert.is((await linkKey(token, k1)).status, 201, 'the user may link it again');
+  assert.is((await me(viaK1.body.token)).status, 401, 'linking it again does not revive the sessions it had');
+  const viaK1Again = await vaultLogin(k1);
+  assert.is((await me(viaK1Again.body.token)).status, 200, 'a new sign-in with it works');
 
   assert.is((await api('DELETE', `/api/v1/auth/agents/${encodeURIComponent(k2.agentKey)}`, { token })).status, 200);
   assert.equal((await me(viaK2.body.token)).status, 401, 'the session the key signed in with ends');

@@ -199,8 +199,9 @@ function accountsContract(name: string, open: OpenStore): void {
     assert.is(await storeErrorOf(StoreConflictError, store.accounts.linkAgent(other.id, a)), 'agent_key', 'nobody else can take an unlinked key');
     assert.is(await store.accounts.unlinkAgent(u.id, c, 12), 'unlinked');
     assert.is(await store.accounts.unlinkAgent(u.id, b, 13), 'only_key', 'the last linked key stays');
-    const relinked = await store.accounts.linkAgent(u.id, a);
-    assert.equal([relinked.unlinkedAt, relinked.primary, relinked.createdAt], [null, false, 1], 'linked again by its user');
+    const relinked = await store.accounts.linkAgent(u.id, a, { now: 30 });
+    assert.equal([relinked.unlinkedAt, relinked.primary, relinked.createdAt], [null, false, 30], 'linked again by its user, from now');
+    assert.is((await store.accounts.linkAgent(u.id, a, { now: 40 })).createdAt, 30, 'linking a linked key again changes nothing');
     // two unlinks at once of the last two keys: one of them stays
     const outcomes = await Promise.all([store.accounts.unlinkAgent(u.id, a, 14), store.accounts.unlinkAgent(u.id, b, 14)]);
     assert.equal(outcomes.sort(), ['only_key', 'unlinked']);
@@ -858,7 +859,9 @@ function webhooksContract(name: string, open: OpenStore): void {
     assert.is(await store.webhooks.renewDelivery(first.id, first.attempts, 90_000), false, 'an old claim is refused');
     assert.equal(await store.webhooks.claimDeliveries(54_999, 90_000, 10), [], 'and did not move the current lease');
     assert.is(await store.webhooks.renewDelivery(again.id, again.attempts, 70_000), true);
-    assert.is(await store.webhooks.finishDelivery(again.id, { ok: true, at: 60_000 }, 10), 'delivered');
+    assert.is(await store.webhooks.finishDelivery(first.id, { ok: false, at: 59_000 }, 10, first.attempts), 'gone', 'an old claim records nothing');
+    assert.equal([(await store.webhooks.get(w.id))!.failureCount, (await store.webhooks.backlog()).deliveries], [0, 1]);
+    assert.is(await store.webhooks.finishDelivery(again.id, { ok: true, at: 60_000 }, 10, again.attempts), 'delivered');
     assert.is(await store.webhooks.renewDelivery(again.id, again.attempts, 80_000), false, 'finished');
     assert.is(await store.webhooks.renewDelivery(randomUUID(), 1, 80_000), false, 'unknown');
     await emit(store, u.id, app.id, 'sign.created', {});

@@ -12,6 +12,7 @@ import { ApiError, DomainError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
 import { parseInput } from '../validate.js';
 import { requireAuth, SESSION_ONLY } from './middleware.js';
+import { PASSWORD_ATTEMPTS, passwordAttempts } from './password-attempts.js';
 import { challengeBody, loginBody, passwordChangeBody, patchMeBody, registerBody, signedChallengeBody } from './schema.js';
 import { updateProfile } from '../domain/accounts.js';
 import { linkedAgents, unlinkDeviceKey } from '../domain/agents.js';
@@ -19,8 +20,8 @@ import {
   accountOfSession, changePassword, issueChallenge, linkAgent, login, register, signOutEverywhere, vaultLogin,
 } from '../domain/sessions.js';
 import { agentsAnswer, challengeAnswer, emailVerificationAnswer, sessionAnswer, sessionsRevokedAnswer, userAnswer } from './present.js';
-import { emailVerificationErrorPage, emailVerifiedPage } from './pages.js';
-import { requestEmailVerification, verifyEmail } from '../domain/email-verification.js';
+import { emailConfirmForgedPage, emailConfirmFormValid, emailConfirmPage, emailVerificationErrorPage, emailVerifiedPage } from './pages.js';
+import { requestEmailVerification, verificationTokenOf, verifyEmail } from '../domain/email-verification.js';
 import { jsonBody } from '../body.js';
 
 export const AUTH_PREFIX = '/api/v1/auth';
@@ -50,7 +51,8 @@ export function authRoutes(deps: ServerDeps): Router {
     ctx.body = sessionAnswer(await register(deps, body));
   });
 
-  router.post('/login', rateLimit(deps, { name: 'auth_login', max: 30, durationMs: minute }), async (ctx) => {
+  // the password windows the OAuth sign-in form spends too (password-attempts.ts)
+  router.post('/login', passwordAttempts(deps), async (ctx) => {
     const body = parseInput(loginBody, ctx.request.body);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = sessionAnswer(await login(deps, body));
@@ -108,7 +110,7 @@ export function authRoutes(deps: ServerDeps): Router {
 
   // a password change ends every session issued before it and answers a fresh one; it
   // guesses passwords as login does, so it spends login's window
-  router.post('/password', session, rateLimit(deps, { name: 'auth_login', max: 30, durationMs: minute }), async (ctx) => {
+  router.post('/password', session, rateLimit(deps, PASSWORD_ATTEMPTS.perAddress), async (ctx) => {
     const body = parseInput(passwordChangeBody, ctx.request.body);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = sessionAnswer(await changePassword(deps, ctx.state.auth!.userId, body));
@@ -127,10 +129,24 @@ export function authRoutes(deps: ServerDeps): Router {
     },
   );
 
-  // the link in the message: opened in a browser, so answered with a page either way
-  router.get('/email/verify', rateLimit(deps, { name: 'auth_email_verify', max: 30, durationMs: minute }), async (ctx) => {
+  // the link in the message: opened in a browser, so answered with a page either way.
+  // GET verifies nothing (mail scanners follow links): its page's button POSTs back here
+  // with a CSRF token (auth/pages.ts), and that confirms.
+  const verifyLimit = rateLimit(deps, { name: 'auth_email_verify', max: 30, durationMs: minute });
+  router.get('/email/verify', verifyLimit, async (ctx) => {
     try {
-      emailVerifiedPage(ctx, (await verifyEmail(deps, ctx.query.token, Date.now())).email);
+      emailConfirmPage(ctx, deps.config, verificationTokenOf(ctx.query.token));
+    } catch (err) {
+      if (!(err instanceof DomainError && err.code === 'invalid_verification_token')) throw err;
+      emailVerificationErrorPage(ctx, err);
+    }
+  });
+  router.post('/email/verify', verifyLimit, async (ctx) => {
+    const form = (ctx.request.body ?? {}) as { token?: unknown; csrf_token?: unknown };
+    try {
+      const token = verificationTokenOf(form.token);
+      if (!emailConfirmFormValid(ctx, deps.config, token, form.csrf_token)) return emailConfirmForgedPage(ctx);
+      emailVerifiedPage(ctx, (await verifyEmail(deps, token, Date.now())).email);
     } catch (err) {
       if (!(err instanceof DomainError && err.code === 'invalid_verification_token')) throw err;
       emailVerificationErrorPage(ctx, err);

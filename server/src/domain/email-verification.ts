@@ -65,10 +65,16 @@ const REFUSALS: Record<Exclude<EmailVerificationOutcome['outcome'], 'verified'>,
   stale: 'This verification link was sent to an address the account no longer has.',
 };
 
-/** Uses a link up: the verified address, or invalid_verification_token saying why not. */
-export async function verifyEmail(deps: DomainDeps, token: unknown, now: number): Promise<{ email: string }> {
+/** A link's token, or invalid_verification_token for one this server never sends (the wrong shape); uses nothing up. */
+export function verificationTokenOf(token: unknown): string {
   if (typeof token !== 'string' || !TOKEN_SHAPE.test(token)) throw new DomainError('invalid_verification_token', REFUSALS.unknown, { reason: 'unknown' });
-  const result = await deps.store.emailVerifications.consume(verificationTokenHash(token), now);
+  return token;
+}
+
+/** Uses a link up (the confirmation page's button): the verified address, or invalid_verification_token saying why not. */
+export async function verifyEmail(deps: DomainDeps, token: unknown, now: number): Promise<{ email: string }> {
+  verificationTokenOf(token);
+  const result = await deps.store.emailVerifications.consume(verificationTokenHash(token as string), now);
   if (result.outcome !== 'verified') throw new DomainError('invalid_verification_token', REFUSALS[result.outcome], { reason: result.outcome });
   return { email: result.email };
 }

@@ -46,8 +46,9 @@ export async function sessionOfToken(deps: DomainDeps, token: string): Promise<S
   if (!user) return null;
   if (user.sessionsValidAfter !== null && claims.issuedAt < user.sessionsValidAfter) return null;
   if (claims.agentKey) {
+    // the key still linked, and linked since before the token (a key unlinked and linked again does not revive its old sessions)
     const agent = await deps.store.accounts.getAgent(claims.agentKey);
-    if (!agent || agent.userId !== user.id || agent.unlinkedAt !== null) return null;
+    if (!agent || agent.userId !== user.id || agent.unlinkedAt !== null || claims.issuedAt < agent.createdAt) return null;
   }
   if (claims.appId) {
     const app = await deps.store.accounts.getApp(claims.appId);

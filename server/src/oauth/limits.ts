@@ -13,7 +13,7 @@
 import type { Context, Next } from 'koa';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { clientIp } from '../ratelimit.js';
+import { clientKey } from '../ratelimit.js';
 import type { Params } from './rules.js';
 
 const MINUTE = 60_000;
@@ -25,7 +25,7 @@ export type LimitOutcome = 'success' | 'failure';
 /** Spec 8 "per client": the client_id sent (a well-formed one), else the caller's address. */
 export function perClient(deps: Pick<ServerDeps, 'config'>, ctx: Context): string {
   const clientId = (ctx.request.body as Params | undefined)?.client_id;
-  return typeof clientId === 'string' && UUID.test(clientId) ? `client:${clientId.toLowerCase()}` : `ip:${clientIp(ctx, deps.config.trustProxy)}`;
+  return typeof clientId === 'string' && UUID.test(clientId) ? `client:${clientId.toLowerCase()}` : `ip:${clientKey(ctx, deps.config)}`;
 }
 
 /** Marks the request's outcome for the limit (default: a status below 400 is a success). */
@@ -44,7 +44,7 @@ export function perClientOutcomeLimit(deps: Pick<ServerDeps, 'config' | 'rateLim
   return async function perClientOutcomeLimitMiddleware(ctx: Context, next: Next): Promise<void> {
     if (!deps.config.rateLimit) return next();
     const client = perClient(deps, ctx);
-    const caller = `${client}|ip:${clientIp(ctx, deps.config.trustProxy)}`;
+    const caller = `${client}|ip:${clientKey(ctx, deps.config)}`;
     const [ok, bad] = await Promise.all([deps.rateLimits.window(successes, client, 0), deps.rateLimits.window(failures, caller, 0)]);
     const full = [ok, bad].filter((w) => w.count >= max);
     if (full.length > 0) {

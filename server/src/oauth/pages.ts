@@ -24,6 +24,13 @@ import { loadSecret } from '../secrets.js';
 export const SESSION_COOKIE = 'provenant_session';
 const CSRF_COOKIE = 'provenant_csrf';
 
+/** The cookie a form's CSRF token is bound to: the OAuth pages' (path /oauth), or another page's (the e-mail confirmation: auth/pages.ts). */
+export interface CsrfCookie {
+  name: string;
+  path: string;
+}
+const OAUTH_CSRF: CsrfCookie = { name: CSRF_COOKIE, path: '/oauth' };
+
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1d2025}
 h1{font-size:1.35rem}label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.5rem;box-sizing:border-box;font:inherit}
 button{font:inherit;padding:.55rem 1.2rem;margin:1rem .5rem 0 0;cursor:pointer}.error{color:#a40e26}.muted{color:#59636e;font-size:.9rem}
@@ -137,18 +144,18 @@ function csrfMac(config: Pick<Config, 'secretsDir'>, cookie: string, purpose: st
 }
 
 /** The form's token, setting the browser's CSRF cookie first when it has none. */
-function csrfToken(ctx: Context, config: Pick<Config, 'secretsDir' | 'baseUrl'>, purpose: string, clientId: string, userId: string): string {
-  let cookie = ctx.cookies.get(CSRF_COOKIE);
+export function csrfToken(ctx: Context, config: Pick<Config, 'secretsDir' | 'baseUrl'>, purpose: string, clientId: string, userId: string, at: CsrfCookie = OAUTH_CSRF): string {
+  let cookie = ctx.cookies.get(at.name);
   if (!cookie || !/^[A-Za-z0-9_-]{43}$/.test(cookie)) {
     cookie = randomBytes(32).toString('base64url');
-    setCookie(ctx, config, CSRF_COOKIE, cookie, '/oauth', 60 * 60);
+    setCookie(ctx, config, at.name, cookie, at.path, 60 * 60);
   }
   return csrfMac(config, cookie, purpose, clientId, userId).toString('base64url');
 }
 
 /** Whether a posted form's token is the one its page carried for this browser, purpose, client and user (constant time). */
-export function csrfTokenValid(ctx: Context, config: Pick<Config, 'secretsDir'>, token: unknown, purpose: string, clientId: string, userId: string): boolean {
-  const cookie = ctx.cookies.get(CSRF_COOKIE);
+export function csrfTokenValid(ctx: Context, config: Pick<Config, 'secretsDir'>, token: unknown, purpose: string, clientId: string, userId: string, at: CsrfCookie = OAUTH_CSRF): boolean {
+  const cookie = ctx.cookies.get(at.name);
   if (!cookie || typeof token !== 'string') return false;
   const expected = csrfMac(config, cookie, purpose, clientId, userId);
   const given = Buffer.from(token, 'base64url');

@@ -6,9 +6,10 @@
 // `{error, error_description}` with Cache-Control: no-store (spec 7, RFC 6749 5.2).
 import { createHash } from 'node:crypto';
 import { Router } from '@koa/router';
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { ZodError } from 'zod';
 import { bearerToken, requireAuth, SESSION_ONLY } from '../auth/middleware.js';
+import { passwordAttempts } from '../auth/password-attempts.js';
 import { SESSION_TTL_SECONDS } from '../auth/tokens.js';
 import { jsonBody } from '../body.js';
 import type { ServerDeps } from '../deps.js';
@@ -18,7 +19,7 @@ import {
 import { login, sessionOfToken } from '../domain/sessions.js';
 import { ApiError, DomainError } from '../errors.js';
 import { zodMessage } from '../middleware.js';
-import { clientIp, rateLimit } from '../ratelimit.js';
+import { clientKey, rateLimit } from '../ratelimit.js';
 import type { User } from '../store/index.js';
 import { consentPage, csrfTokenValid, errorPage, SESSION_COOKIE, setSessionCookie, signInPage, type PageRequest } from './pages.js';
 import { authorizedAppsAnswer, metadataAnswer, tokenAnswer, userInfoAnswer } from './present.js';
@@ -72,7 +73,7 @@ function bodyParams(ctx: Context): Params {
 function perToken(deps: ServerDeps) {
   return (ctx: Context): string => {
     const token = bearerToken(ctx);
-    return token === null ? `ip:${clientIp(ctx, deps.config.trustProxy)}` : `token:${createHash('sha256').update(token).digest('hex')}`;
+    return token === null ? `ip:${clientKey(ctx, deps.config)}` : `token:${createHash('sha256').update(token).digest('hex')}`;
   };
 }
 
@@ -115,16 +116,28 @@ async function codeOrConsent(ctx: Context, deps: ServerDeps, user: User, request
 
 const FORGED_FORM = 'The form expired or did not come from this site; start again from the app.';
 
-/** The sign-in form: CSRF, the credentials, the session cookie, then the request again (303: GET). */
-async function signIn(ctx: Context, deps: ServerDeps, request: AuthorizationRequest, page: PageRequest, form: Params): Promise<void> {
+/**
+ * The sign-in form: CSRF, the password windows it shares with POST /api/v1/auth/login
+ * (`passwordLimit`: auth/password-attempts.ts; over them, the page again with 429), the
+ * credentials, the session cookie, then the request again (303: GET).
+ */
+async function signIn(ctx: Context, deps: ServerDeps, request: AuthorizationRequest, page: PageRequest, form: Params, passwordLimit: Middleware): Promise<void> {
   if (!csrfTokenValid(ctx, deps.config, form.csrf_token, 'sign-in', request.app.id, '')) return errorPage(ctx, 403, 'invalid_request', FORGED_FORM);
   const fields = signInForm.safeParse(form);
   if (!fields.success) return signInPage(ctx, deps.config, page, zodMessage(fields.error));
-  let token: string;
+  let token = '';
   try {
-    token = (await login(deps, fields.data)).token;
+    await passwordLimit(ctx, async () => {
+      token = (await login(deps, fields.data)).token;
+    });
   } catch (err) {
     if (err instanceof DomainError && err.code === 'invalid_credentials') return signInPage(ctx, deps.config, page, err.message);
+    if (err instanceof ApiError && err.code === 'rate_limited') {
+      signInPage(ctx, deps.config, page, `Too many sign-in attempts; try again in ${err.extra.retry_after} s.`);
+      ctx.status = 429;
+      ctx.set(err.headers);
+      return;
+    }
     throw err;
   }
   setSessionCookie(ctx, deps.config, token, SESSION_TTL_SECONDS);
@@ -148,7 +161,7 @@ async function decide(ctx: Context, deps: ServerDeps, request: AuthorizationRequ
  * GET: the checks, then sign-in, consent or the code. POST: the same checks on the
  * same query string, then the posted form (sign-in or decision).
  */
-async function authorize(ctx: Context, deps: ServerDeps): Promise<void> {
+async function authorize(ctx: Context, deps: ServerDeps, passwordLimit: Middleware): Promise<void> {
   const draft: AuthorizationDraft = { params: ctx.query as Params };
   try {
     await runRules(CLIENT_RULES, draft, deps);
@@ -167,7 +180,7 @@ async function authorize(ctx: Context, deps: ServerDeps): Promise<void> {
   if (ctx.method === 'POST') {
     const body = ctx.request.body;
     const form = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Params) : {};
-    return 'decision' in form ? decide(ctx, deps, request, page, form) : signIn(ctx, deps, request, page, form);
+    return 'decision' in form ? decide(ctx, deps, request, page, form) : signIn(ctx, deps, request, page, form, passwordLimit);
   }
   const user = await sessionUser(ctx, deps);
   if (user === null) return signInPage(ctx, deps.config, page);
@@ -182,8 +195,9 @@ export function oauthRoutes(deps: ServerDeps): Router {
   const body = jsonBody({ limitBytes: OAUTH_BODY_BYTES });
 
   // Spec 4.16, 8: public, 100/min per IP; the pages' forms post back here.
-  router.get('/authorize', perIp, (ctx) => authorize(ctx, deps));
-  router.post('/authorize', perIp, body, (ctx) => authorize(ctx, deps));
+  const passwordLimit = passwordAttempts(deps);
+  router.get('/authorize', perIp, (ctx) => authorize(ctx, deps, passwordLimit));
+  router.post('/authorize', perIp, body, (ctx) => authorize(ctx, deps, passwordLimit));
 
   // Spec 4.16, 5, 8: JSON or a form; 50/min per client, failures per client and address (limits.ts).
   router.post('/token', oauthErrors, body, perClientOutcomeLimit(deps, 'oauth:token'), async (ctx) => {

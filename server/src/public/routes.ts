@@ -9,7 +9,7 @@ import type { ServerDeps } from '../deps.js';
 import { requestContact } from '../domain/contact.js';
 import { fileRights, findCreator } from '../domain/creators.js';
 import { ApiError } from '../errors.js';
-import { clientIp, rateLimit } from '../ratelimit.js';
+import { clientKey, rateLimit } from '../ratelimit.js';
 import { parseHashQuery } from '../signit/schema.js';
 import { ASSETS, assetBytes } from './assets.js';
 import { openApiDocument } from './openapi.js';
@@ -53,7 +53,7 @@ function wantsHtml(ctx: Context): boolean {
  */
 function takeContactSlot(deps: ServerDeps, ctx: Context): Promise<boolean> {
   if (!deps.config.rateLimit) return Promise.resolve(true);
-  return deps.rateLimits.take(CONTACT_RATE, clientIp(ctx, deps.config.trustProxy));
+  return deps.rateLimits.take(CONTACT_RATE, clientKey(ctx, deps.config));
 }
 
 export function publicRoutes(deps: ServerDeps): Router {

@@ -140,7 +140,7 @@ export interface AccountsStore {
   listAgents(userId: string): Promise<Agent[]>;
   /**
    * Links an agent key to a user (idempotent for the same user; a key the same user
-   * unlinked is linked again); StoreConflictError ('agent_key') when another user holds
+   * unlinked is linked again, its createdAt the new link time); StoreConflictError ('agent_key') when another user holds
    * it, linked or not, StoreNotFoundError('user') when the user does not exist.
    * `primary` moves the primary flag to this key; a user's first linked key is always
    * primary. Linking a key that already signed stored records changes whose profile
@@ -301,8 +301,8 @@ async function insertAgent(db: Db, tx: Queryable, feed: FeedWriter, userId: stri
   const makePrimary = primary || !hasPrimary;
   if (makePrimary) await tx.run(`UPDATE agents SET is_primary = ${FALSE} WHERE user_id = ? AND agent_key <> ?`, [userId, agentKey]);
   if (owner) {
-    // the same user's key: linked again if they had unlinked it
-    await tx.run('UPDATE agents SET unlinked_at = NULL WHERE agent_key = ?', [agentKey]);
+    // the same user's key: linked again (from now) if they had unlinked it
+    await tx.run('UPDATE agents SET unlinked_at = NULL, created_at = ? WHERE agent_key = ? AND unlinked_at IS NOT NULL', [now, agentKey]);
     if (makePrimary) await tx.run(`UPDATE agents SET is_primary = ${TRUE} WHERE agent_key = ?`, [agentKey]);
     return;
   }

@@ -108,9 +108,10 @@ export interface WebhooksStore {
    * Records the outcome (spec 3.2): 2xx resets the failure count and sets
    * last_triggered_at; a failure counts, and the `maxFailures`th consecutive one makes
    * the webhook inactive and drops its pending deliveries. 'gone' when the delivery or
-   * its webhook was deleted meanwhile.
+   * its webhook was deleted meanwhile, and, with `claim` (WebhookDelivery.attempts),
+   * when another claim has taken the delivery since (nothing is recorded then).
    */
-  finishDelivery(id: string, outcome: { ok: boolean; at: number }, maxFailures: number): Promise<'delivered' | 'failed' | 'disabled' | 'gone'>;
+  finishDelivery(id: string, outcome: { ok: boolean; at: number }, maxFailures: number, claim?: number): Promise<'delivered' | 'failed' | 'disabled' | 'gone'>;
   /**
    * Extends the lease of a delivery being sent to `leaseUntil`, if `claim` (its
    * WebhookDelivery.attempts: each claim numbers it) is still the current claim and the
@@ -313,11 +314,11 @@ export function createWebhooksStore(db: Db): WebhooksStore {
       });
     },
 
-    finishDelivery(id, outcome, maxFailures) {
+    finishDelivery(id, outcome, maxFailures, claim) {
       return db.transaction(async (tx) => {
         const delivery = await tx.get<{ webhook_id: string }>(
-          'UPDATE webhook_deliveries SET finished_at = ?, outcome = ? WHERE id = ? AND finished_at IS NULL RETURNING webhook_id',
-          [outcome.at, outcome.ok ? 'delivered' : 'failed', id],
+          `UPDATE webhook_deliveries SET finished_at = ?, outcome = ? WHERE id = ? AND finished_at IS NULL ${claim === undefined ? '' : 'AND attempts = ?'} RETURNING webhook_id`,
+          [outcome.at, outcome.ok ? 'delivered' : 'failed', id, ...(claim === undefined ? [] : [claim])],
         );
         if (!delivery) return 'gone' as const;
         if (outcome.ok) {

@@ -27,13 +27,31 @@ export interface DeliverOptions {
   allowPrivate: boolean;
   /** TLS settings trusting extra CAs (trustingExtraCa); default Node's roots and NODE_EXTRA_CA_CERTS. */
   secureContext?: SecureContext;
-  /** Aborts the request (a dispatcher closing). */
+  /** Aborts the request (a dispatcher closing; a ClaimLostError as the reason: its claim was lost). */
   signal?: AbortSignal;
   deadlineMs?: number;
+  /**
+   * Asked once the connection is up (TLS done), before a byte of the request is
+   * written: false (or a rejection) and nothing is sent, the outcome 'superseded'. The
+   * dispatcher confirms (and renews) its claim here.
+   */
+  beforeSend?: () => Promise<boolean>;
 }
 
-/** Why a delivery failed: all of them count as failures (spec 3.2). */
-export type FailureReason = 'refused_address' | 'timeout' | 'status' | 'redirect' | 'network' | 'aborted';
+/**
+ * Why a delivery failed: all of them count as failures (spec 3.2) but two that are not
+ * the receiver's doing and are not recorded: 'aborted' (the dispatcher is closing) and
+ * 'superseded' (its claim was lost or could not be confirmed: another claim sends it).
+ */
+export type FailureReason = 'refused_address' | 'timeout' | 'status' | 'redirect' | 'network' | 'aborted' | 'superseded';
+
+/** The sender's claim on a delivery is no longer current (or could not be confirmed): it must not send. */
+export class ClaimLostError extends Error {
+  constructor(message = 'the claim on this delivery is no longer current') {
+    super(message);
+    this.name = 'ClaimLostError';
+  }
+}
 
 export type DeliveryOutcome = { ok: true; status: number } | { ok: false; reason: FailureReason; status?: number; error: string };
 
@@ -57,7 +75,7 @@ export async function deliverWebhook(req: DeliveryRequest, opts: DeliverOptions)
   try {
     const url = parseWebhookUrl(req.url);
     const [address] = await checkedAddresses(url, { resolveHost: opts.resolveHost, allowPrivate: opts.allowPrivate, signal: controller.signal });
-    const status = await post(url, address, req, opts.secureContext, controller.signal);
+    const status = await post(url, address, req, opts.secureContext, controller.signal, opts.beforeSend);
     if (status >= 200 && status < 300) return { ok: true, status };
     if (status >= 300 && status < 400) return { ok: false, reason: 'redirect', status, error: `answered ${status}; redirects are not followed` };
     return { ok: false, reason: 'status', status, error: `answered ${status}` };
@@ -65,6 +83,7 @@ export async function deliverWebhook(req: DeliveryRequest, opts: DeliverOptions)
     const cause = controller.signal.aborted ? controller.signal.reason : err;
     const error = cause instanceof Error ? cause.message : String(cause);
     if (cause instanceof DeadlineError) return { ok: false, reason: 'timeout', error };
+    if (cause instanceof ClaimLostError) return { ok: false, reason: 'superseded', error };
     // the log may name what the host resolved to (the caller's message never does)
     if (err instanceof WebhookUrlError) return { ok: false, reason: 'refused_address', error: err.detail };
     if (controller.signal.aborted) return { ok: false, reason: 'aborted', error };
@@ -75,8 +94,20 @@ export async function deliverWebhook(req: DeliveryRequest, opts: DeliverOptions)
   }
 }
 
-/** POSTs to `address` (already checked) for `url`'s host; resolves with the status once the capped body is read. */
-function post(url: URL, address: string, req: DeliveryRequest, secureContext: SecureContext | undefined, signal: AbortSignal): Promise<number> {
+/**
+ * POSTs to `address` (already checked) for `url`'s host; resolves with the status once
+ * the capped body is read. With `beforeSend`, nothing is written until the TLS
+ * connection is up and it has said yes (a ClientRequest sends its headers with its
+ * first write, not before).
+ */
+function post(
+  url: URL,
+  address: string,
+  req: DeliveryRequest,
+  secureContext: SecureContext | undefined,
+  signal: AbortSignal,
+  beforeSend?: () => Promise<boolean>,
+): Promise<number> {
   const family = address.includes(':') ? 6 : 4;
   // the one answer to every lookup of this connection: the checked address
   const lookup = ((_host, options, callback) => {
@@ -111,6 +142,22 @@ function post(url: URL, address: string, req: DeliveryRequest, secureContext: Se
       },
     );
     outgoing.on('error', reject);
-    outgoing.end(req.body);
+    if (beforeSend === undefined) {
+      outgoing.end(req.body);
+      return;
+    }
+    // a fresh connection (agent: false): its handshake is still ahead
+    outgoing.once('socket', (socket) => {
+      socket.once('secureConnect', () => {
+        beforeSend().then(
+          (go) => {
+            if (outgoing.destroyed) return;
+            if (go) outgoing.end(req.body);
+            else outgoing.destroy(new ClaimLostError());
+          },
+          (err: unknown) => outgoing.destroy(new ClaimLostError(`the claim could not be confirmed: ${err instanceof Error ? err.message : String(err)}`)),
+        );
+      });
+    });
   });
 }

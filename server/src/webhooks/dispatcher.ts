@@ -4,7 +4,9 @@
 // revocations write their events in that transaction), by another node's (PostgreSQL)
 // and by a poll (events of writes that append no change, such as OAuth's); claims are
 // leased in the store, so several nodes share the work and a node that dies leaves its
-// deliveries to another once the lease runs out.
+// deliveries to another once the lease runs out. A sender renews its lease while its
+// delivery is in flight and confirms its claim before it writes the request, so a node
+// that stalls past its lease sends nothing another claim is sending (docs/webhooks.md).
 import { setMaxListeners } from 'node:events';
 import { hmacSha256Hex } from 'provenant';
 import type { Config } from '../config.js';
@@ -12,7 +14,7 @@ import { MAX_CONSECUTIVE_FAILURES, openSecret, routeEvent } from '../domain/webh
 import type { Logger } from '../log.js';
 import type { Store, WebhookDelivery } from '../store/index.js';
 import type { SecureContext } from 'node:tls';
-import { deliverWebhook, trustingExtraCa, WEBHOOK_DEADLINE_MS, type DeliveryOutcome } from './deliver.js';
+import { ClaimLostError, deliverWebhook, trustingExtraCa, WEBHOOK_DEADLINE_MS, type DeliveryOutcome } from './deliver.js';
 import { createHostResolver, type HostResolver } from './url-rules.js';
 
 /** How often the outbox is looked at without a wake. */
@@ -21,8 +23,14 @@ const POLL_MS = 1_000;
 const CONCURRENCY = 16;
 /** Outbox rows routed per transaction. */
 const ROUTE_BATCH = 100;
-/** A claimed delivery is this node's for this long: the deadline and a margin. */
+/**
+ * A claim holds a delivery this long from its claim or last renewal (renewed every third
+ * of it while in flight): the deadline and a margin, so that a node that dies leaves its
+ * deliveries to another within seconds.
+ */
 const LEASE_MS = WEBHOOK_DEADLINE_MS + 5_000;
+/** Renewals tried to confirm a claim before writing, when each took half the lease or more. */
+const CONFIRM_TRIES = 3;
 
 export interface DispatcherDeps {
   store: Store;
@@ -30,6 +38,8 @@ export interface DispatcherDeps {
   log: Logger;
   /** Extra CA certificates (PEM) for receivers (tests: their own CA, in process); NODE_EXTRA_CA_CERTS works too. */
   extraCa?: string;
+  /** How long a claim holds a delivery before it must be renewed (default LEASE_MS; tests make it short). */
+  leaseMs?: number;
 }
 
 export class WebhookDispatcher {
@@ -42,10 +52,16 @@ export class WebhookDispatcher {
   private unsubscribe: (() => void)[] = [];
   private passing: Promise<void> | undefined;
   private again = false;
-  /** Since start: deliveries answered 2xx, failed, and webhooks disabled by their 10th failure in a row. */
-  readonly counts = { delivered: 0, failed: 0, disabled: 0 };
+  /**
+   * Since start: deliveries answered 2xx, failed, webhooks disabled by their 10th failure
+   * in a row, and claims found lost (not sent, or sent but left to the current claim).
+   */
+  readonly counts = { delivered: 0, failed: 0, disabled: 0, superseded: 0 };
+
+  private readonly leaseMs: number;
 
   constructor(private readonly deps: DispatcherDeps) {
+    this.leaseMs = deps.leaseMs ?? LEASE_MS;
     this.resolveHost = createHostResolver(deps.config.dnsServers);
     this.secureContext = deps.extraCa === undefined ? undefined : trustingExtraCa(deps.extraCa);
     // each delivery in flight listens for the close
@@ -100,7 +116,7 @@ export class WebhookDispatcher {
       // the lease runs from the claim, not from the pass's start: routing under load can take
       // seconds, and a lease cut short lets another node claim a delivery still in flight here
       const claimedAt = Date.now();
-      const claimed = free > 0 ? await store.webhooks.claimDeliveries(claimedAt, claimedAt + LEASE_MS, free) : [];
+      const claimed = free > 0 ? await store.webhooks.claimDeliveries(claimedAt, claimedAt + this.leaseMs, free) : [];
       for (const delivery of claimed) {
         const sending: Promise<void> = this.send(delivery)
           .catch((err: Error) => this.deps.log.error('webhooks: recording a delivery failed', { delivery: delivery.id, error: err.message }))
@@ -115,39 +131,92 @@ export class WebhookDispatcher {
     }
   }
 
-  /** The envelope of spec 6 (`{event, timestamp, ...fields}`), signed, sent, its outcome recorded. */
+  /**
+   * The envelope of spec 6 (`{event, timestamp, ...fields}`), signed, sent, its outcome
+   * recorded, under a claim kept current: the lease is renewed every third of its length
+   * until the outcome is recorded, and confirmed (renewed) once the connection is up,
+   * before a byte is written. A renewal the store refuses means another claim took the
+   * delivery (this node stalled past its lease): the request is aborted or never
+   * written, and nothing is recorded.
+   */
   private async send(delivery: WebhookDelivery): Promise<void> {
     const { store, config, log } = this.deps;
     const { event } = delivery;
-    const body = Buffer.from(JSON.stringify({ event: event.type, timestamp: Date.now(), ...event.payload }));
-    const secret = openSecret(this.deps, delivery.webhookId, delivery.sealedSecret);
-    const outcome: DeliveryOutcome = await deliverWebhook(
-      {
-        url: delivery.url,
-        body,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Provenant-Webhooks/1',
-          'x-service-event': event.type,
-          'x-service-signature': hmacSha256Hex(secret, body),
-          'x-service-delivery': delivery.id,
+    // aborted when the dispatcher closes, or (a ClaimLostError) when a renewal is refused
+    const claim = new AbortController();
+    const onClose = () => claim.abort(this.closing.signal.reason);
+    this.closing.signal.addEventListener('abort', onClose, { once: true });
+    let renewing: Promise<{ ok: boolean; startedAt: number }> | undefined;
+    const renew = () =>
+      (renewing ??= (async () => {
+        const startedAt = Date.now();
+        try {
+          const ok = await store.webhooks.renewDelivery(delivery.id, delivery.attempts, startedAt + this.leaseMs);
+          if (!ok && !claim.signal.aborted) claim.abort(new ClaimLostError());
+          return { ok, startedAt };
+        } finally {
+          renewing = undefined;
+        }
+      })());
+    // the lease runs from a renewal's start: enough of it must be left for the write that
+    // follows at once (a renewal that took half the lease is tried again, a few times)
+    const confirm = async (): Promise<boolean> => {
+      for (let tries = 0; tries < CONFIRM_TRIES && !claim.signal.aborted; tries++) {
+        const { ok, startedAt } = await renew();
+        if (!ok) return false;
+        if (Date.now() - startedAt < this.leaseMs / 2) return true;
+      }
+      return false;
+    };
+    const timer = setInterval(() => {
+      renew().catch((err: Error) => log.warn('webhooks: renewing a lease failed', { delivery: delivery.id, error: err.message }));
+    }, Math.max(1, Math.floor(this.leaseMs / 3)));
+    timer.unref();
+    try {
+      const body = Buffer.from(JSON.stringify({ event: event.type, timestamp: Date.now(), ...event.payload }));
+      const secret = openSecret(this.deps, delivery.webhookId, delivery.sealedSecret);
+      const outcome: DeliveryOutcome = await deliverWebhook(
+        {
+          url: delivery.url,
+          body,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Provenant-Webhooks/1',
+            'x-service-event': event.type,
+            'x-service-signature': hmacSha256Hex(secret, body),
+            'x-service-delivery': delivery.id,
+          },
         },
-      },
-      { resolveHost: this.resolveHost, allowPrivate: config.webhookAllowPrivate, secureContext: this.secureContext, signal: this.closing.signal },
-    );
-    // closing: left leased, so the next start (or another node) sends it, with the same delivery id
-    if (!outcome.ok && outcome.reason === 'aborted') return;
-    const result = await store.webhooks.finishDelivery(delivery.id, { ok: outcome.ok, at: Date.now() }, MAX_CONSECUTIVE_FAILURES);
-    if (outcome.ok) {
-      this.counts.delivered += 1;
-      log.debug('webhooks: delivered', { delivery: delivery.id, webhook: delivery.webhookId, event: event.type, status: outcome.status });
-      return;
-    }
-    this.counts.failed += 1;
-    log.warn('webhooks: delivery failed', { delivery: delivery.id, webhook: delivery.webhookId, event: event.type, reason: outcome.reason, error: outcome.error });
-    if (result === 'disabled') {
-      this.counts.disabled += 1;
-      log.warn('webhooks: webhook disabled after consecutive failures', { webhook: delivery.webhookId, failures: MAX_CONSECUTIVE_FAILURES });
+        { resolveHost: this.resolveHost, allowPrivate: config.webhookAllowPrivate, secureContext: this.secureContext, signal: claim.signal, beforeSend: confirm },
+      );
+      // closing: left leased, so the next start (or another node) sends it, with the same delivery id
+      if (!outcome.ok && outcome.reason === 'aborted') return;
+      // another claim has it (or will, once the lease runs out): its sender records the outcome
+      if ((!outcome.ok && outcome.reason === 'superseded') || claim.signal.aborted) {
+        this.counts.superseded += 1;
+        log.warn('webhooks: claim lost (this node stalled past its lease); left to the current claim', { delivery: delivery.id, webhook: delivery.webhookId, claim: delivery.attempts });
+        return;
+      }
+      // recorded only while the claim is current (a stalled sender's timeout must not count against the webhook)
+      const result = await store.webhooks.finishDelivery(delivery.id, { ok: outcome.ok, at: Date.now() }, MAX_CONSECUTIVE_FAILURES, delivery.attempts);
+      if (result === 'gone' && !claim.signal.aborted) {
+        log.warn('webhooks: delivery gone before its outcome was recorded (deleted, or claimed again after a stall)', { delivery: delivery.id, webhook: delivery.webhookId, ok: outcome.ok });
+        return;
+      }
+      if (outcome.ok) {
+        this.counts.delivered += 1;
+        log.debug('webhooks: delivered', { delivery: delivery.id, webhook: delivery.webhookId, event: event.type, status: outcome.status });
+        return;
+      }
+      this.counts.failed += 1;
+      log.warn('webhooks: delivery failed', { delivery: delivery.id, webhook: delivery.webhookId, event: event.type, reason: outcome.reason, error: outcome.error });
+      if (result === 'disabled') {
+        this.counts.disabled += 1;
+        log.warn('webhooks: webhook disabled after consecutive failures', { webhook: delivery.webhookId, failures: MAX_CONSECUTIVE_FAILURES });
+      }
+    } finally {
+      clearInterval(timer);
+      this.closing.signal.removeEventListener('abort', onClose);
     }
   }
 

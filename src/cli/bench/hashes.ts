@@ -275,18 +275,25 @@ export async function findPeers(): Promise<Peer[]> {
 export type HashOutcome = { fingerprint: Fingerprint } | { failure: string };
 
 /**
- * Our fingerprint of every file, in the worker pool with `lanes` files in flight (so the
- * workers never wait for the next file to be read); `onEach` after each file. A file
- * that cannot be read or decoded, or gives no fingerprint, is a failure with its reason.
+ * Our fingerprint of every file, in the worker pool with `lanes` files in flight; each
+ * lane reads its next file while the pool works on its current one, so the workers never
+ * wait for a read. `onEach` after each file. A file that cannot be read or decoded, or
+ * gives no fingerprint, is a failure with its reason.
  */
 export async function hashFiles(pool: FingerprintPool, paths: readonly string[], lanes: number, onEach?: () => void): Promise<HashOutcome[]> {
   const out: HashOutcome[] = new Array(paths.length);
   let next = 0;
+  const read = (i: number) => readFile(paths[i]).then((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength), (e: unknown) => e as Error);
+  const claim = (): [number, Promise<Uint8Array | Error>] | null => (next < paths.length ? [next, read(next++)] : null);
   await Promise.all(Array.from({ length: Math.max(1, Math.min(lanes, paths.length)) }, async () => {
-    while (next < paths.length) {
-      const i = next++;
+    let current = claim();
+    while (current !== null) {
+      const [i, bytes] = current;
+      const file = await bytes;
+      const fingerprint = file instanceof Error ? Promise.reject(file) : pool.fingerprint(file);
+      current = claim(); // read ahead while the pool works
       try {
-        const fp = await pool.fingerprint(new Uint8Array(await readFile(paths[i])));
+        const fp = await fingerprint;
         out[i] = fp === null ? { failure: 'no fingerprint (not a supported file, or audio under about 3 s)' } : { fingerprint: fp };
       } catch (e) {
         out[i] = { failure: (e as Error).message };

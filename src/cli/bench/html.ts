@@ -210,7 +210,7 @@ figure{margin:0;border:1px solid #ddd;padding:8px;background:#fafafa}
 figure svg{font:11px sans-serif;display:block;max-width:100%;height:auto}
 figcaption{font-size:12px;max-width:560px}
 .key{display:inline-block;margin-right:10px}.key i{display:inline-block;width:10px;height:10px;margin-right:4px}
-table{border-collapse:collapse;margin:8px 0 16px}th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}
+table{border-collapse:collapse;margin:8px 0 16px}th,td{border:1px solid #ddd;padding:3px 8px;text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left}
 .rules{font-size:12px;color:#555}.warn{color:#a00}
 </style></head><body>
 <h1>provenant bench</h1>

@@ -22,5 +22,5 @@ export { formatCheckpoint, parseCheckpoint, signCheckpoint, verifyCheckpoint } f
 export type { Checkpoint, CheckpointPolicy, VerifiedCheckpoint } from './checkpoint.js';
 export { PROOF_BUNDLE_HEADER, formatProofBundle, parseProofBundle, verifyProofBundle, buildProofBundle } from './proof-bundle.js';
 export type { ProofBundle, VerifiedProofBundle } from './proof-bundle.js';
-export { Witness } from './witness.js';
+export { Witness, formatAddCheckpoint, cosignaturesFrom, parseConflictSize } from './witness.js';
 export type { WitnessOptions, WitnessRecord, WitnessStore, WitnessResponse } from './witness.js';

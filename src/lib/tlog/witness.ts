@@ -8,10 +8,10 @@
 import { sha256Hex } from '../sha256.js';
 import { parseCheckpoint } from './checkpoint.js';
 import { TlogError } from './errors.js';
-import { EMPTY_ROOT, hashEqual, parseHash } from './hash.js';
+import { EMPTY_ROOT, encodeBase64, hashEqual, parseHash } from './hash.js';
 import { verifyConsistency } from './merkle.js';
 import {
-  SIG_COSIGNATURE_V1, SIG_ED25519, formatNote, formatSignatureLine, noteSigner, openNote, parseNote, parseVerifierKey, signatures,
+  SIG_COSIGNATURE_V1, SIG_ED25519, formatNote, formatSignatureLine, noteSigner, openNote, parseNote, parseSignatureLines, parseVerifierKey, signatures,
   verifierOf, type NoteSignature, type NoteSigner, type NoteVerifier,
 } from './note.js';
 
@@ -188,4 +188,33 @@ export class Witness {
     return { status: 200, contentType: TEXT, body: record.checkpoint };
   }
 
+}
+
+// ---------------------------------------------------------------- the log's side
+
+/** The body of an add-checkpoint request: `old <n>`, the consistency proof lines, a blank line, the checkpoint. */
+export function formatAddCheckpoint(oldSize: number, proof: readonly Uint8Array[], checkpoint: string): string {
+  if (!Number.isSafeInteger(oldSize) || oldSize < 0) throw new TlogError('bad_index', 'the old size must be a non-negative integer');
+  if (proof.length > MAX_PROOF_LINES) throw new TlogError('consistency_failed', 'a consistency proof of more than 63 hashes');
+  parseNote(checkpoint);
+  return `old ${oldSize}\n${proof.map((h) => `${encodeBase64(h)}\n`).join('')}\n${checkpoint}`;
+}
+
+/**
+ * The cosignatures of a witness's 200 answer to `checkpoint`, verified with the witness's
+ * key (tlog-witness: the client MUST ignore cosignatures from unknown keys); throws a
+ * TlogError when the answer is malformed, holds a bad signature of that key, or none.
+ */
+export function cosignaturesFrom(answer: string, checkpoint: string, witnessKey: string | NoteVerifier): NoteSignature[] {
+  const key = typeof witnessKey === 'string' ? parseVerifierKey(witnessKey) : witnessKey;
+  const { text } = parseNote(checkpoint);
+  const lines = parseSignatureLines(answer);
+  const opened = openNote(formatNote(text, lines), [key]);
+  return opened.verified.map(({ name, keyId, signature }) => ({ name, keyId, signature }));
+}
+
+/** The size in a 409 answer (`text/x.tlog.size`: a decimal and a newline), or null when it is not one. */
+export function parseConflictSize(body: string): number | null {
+  const m = /^(0|[1-9][0-9]*)\n$/.exec(body);
+  return m !== null && Number.isSafeInteger(Number(m[1])) ? Number(m[1]) : null;
 }
