@@ -23,7 +23,7 @@ import { makeTestCa, Receiver } from '../test/webhooks/fixtures.js';
 const { loadConfig } = await compiled<typeof import('../server/src/config.js')>('server/src/config.js');
 const { startServer } = await compiled<typeof import('../server/src/serve.js')>('server/src/serve.js');
 const { createServerCell } = await compiled<typeof import('../server/src/domain/cells.js')>('server/src/domain/cells.js');
-const { issueSessionToken } = await compiled<typeof import('../server/src/auth/tokens.js')>('server/src/auth/tokens.js');
+const { issueSessionToken } = await compiled<typeof import('../server/src/domain/tokens.js')>('server/src/domain/tokens.js');
 const { createUserAccount } = await compiled<typeof import('../server/src/domain/accounts.js')>('server/src/domain/accounts.js');
 
 const EVENTS = Number(process.env.EVENTS ?? 1000);

@@ -8,7 +8,7 @@ export { FingerprintError } from './media/errors.js';
 export type { FingerprintErrorCode } from './media/errors.js';
 export { DecoderSandbox, SandboxError } from './media/sandbox.js';
 export type { DecoderSandboxOptions } from './media/sandbox.js';
-export { createFingerprintPool, PoolError, PoolTimeoutError, PoolBusyError, PoolTaskError } from './pool/index.js';
+export { createFingerprintPool, PoolError, PoolTimeoutError, PoolBusyError, PoolTaskError, workersFromEnv } from './pool/index.js';
 export type { FingerprintPool, FingerprintPoolOptions, ExamineOptions } from './pool/index.js';
 export { IndexThread, IndexThreadError } from './pool/match-index-thread.js';
 export type { IndexRequest, IndexReply } from './pool/match-index-thread.js';
@@ -20,6 +20,9 @@ export { readContentCredentials } from './media/c2pa.js';
 export * from './lib/tlog/index.js';
 export { startWitness, loadOrCreateWitnessKey, fileWitnessStore, WitnessSetupError, WITNESS_MAX_BODY_BYTES, WITNESS_REQUEST_TIMEOUT_MS } from './lib/tlog/witness-server.js';
 export type { StartWitnessOptions, RunningWitness } from './lib/tlog/witness-server.js';
+// Provenant's log entries (issue 27): what each stored event appends, re-verifiable offline
+export { encodeLogEntry, decodeLogEntry, thumbnailEntry, verifyLogEntrySignature } from './lib/log-entry.js';
+export type { LogEntry } from './lib/log-entry.js';
 // The exit-code convention of the `provenant` commands, shared with the server's (serve, admin).
 export { USAGE_ERROR, UsageError } from './cli/usage.js';
 // Others' strings made safe for a terminal, for every printer (the CLI's, the server's admin).

@@ -5,3 +5,7 @@ export { scratch, alloc, release } from '../common/memory';
 export {
   miCreate, miDestroy, miAdd, miRemove, miQuery, miResults, miSize, miBytes, miReserve, miHas,
 } from './index_core';
+// The 256-bit PDQ index (issue 28; src/lib/pdq-index.ts is the host side).
+export {
+  pdqCreate, pdqDestroy, pdqAdd, pdqStage, pdqFinish, pdqRemove, pdqHas, pdqGet, pdqSize, pdqBytes, pdqCompact, pdqQuery, pdqResults,
+} from './pdq_index';

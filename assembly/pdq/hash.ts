@@ -12,8 +12,9 @@
 // The stages are streamed: eight rows at a time go through the luma and the first row
 // pass, into the first column pass's ring of rows; its output rows, eight at a time,
 // through the second row pass, of which only the 64 sampled columns are divided out and
-// go on to the second column pass, of which only the 64 sampled rows are kept. Memory is a few rows
-// wide, not the image's size, and every value is the one Meta's full-size buffers hold.
+// go on to the second column pass, of which only the 64 sampled rows are kept. Memory
+// is a few rows wide, not the image's size, and every value kept is the one Meta's
+// full-size buffers hold at that place.
 import { deinterleaveRows, ELEMENT, GROUP, interleaveRows, lumaAt, lumaInterleaved } from './luma';
 import { boxInterleaved, ColumnBox, windowFor } from './jarosz';
 import { dct64To16, quality64 } from './dct';

@@ -1,11 +1,16 @@
 // Configuration by environment variables (decisions.md 10), validated once at start:
 // a bad value throws ConfigError with one line naming the variable.
-import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CREDENTIALS_TIMEOUT_MS, FINGERPRINT_TIMEOUT_MS } from 'provenant';
+import { CREDENTIALS_TIMEOUT_MS, FINGERPRINT_TIMEOUT_MS, parseVerifierKey, SIG_COSIGNATURE_V1, workersFromEnv } from 'provenant';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** One witness the log sends its checkpoints to: its cosignature verifier key and submission prefix (http or https). */
+export interface LogWitnessConfig {
+  vkey: string;
+  url: string;
+}
 
 export interface Config {
   port: number;
@@ -33,6 +38,8 @@ export interface Config {
   mailFrom: string;
   /** Tests only: webhooks may reach loopback/private addresses. */
   webhookAllowPrivate: boolean;
+  /** The transparency log's witnesses (PROVENANT_LOG_WITNESSES: `<vkey> <url>[,...]`; docs/transparency-log.md). */
+  logWitnesses: LogWitnessConfig[];
   workers: number;
   /** The time limit of fingerprinting one upload, in ms (spec 8: 60 s, the library's FINGERPRINT_TIMEOUT_MS; PROVENANT_FINGERPRINT_TIMEOUT_MS): the pool's deadline per task, passed down to every decoder. */
   fingerprintTimeoutMs: number;
@@ -128,6 +135,34 @@ const EMAIL = /^[^\s@<>]+@[^\s@<>]+$/;
 const BEARER_TOKEN = /^[\x21-\x7e]+$/;
 const HOST_PORT = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
 
+/** `<vkey> <url>[,<vkey> <url> ...]`: cosignature/v1 verifier keys and http(s) URLs without credentials, query or fragment. */
+function witnesses(env: Env, name: string): LogWitnessConfig[] {
+  const text = read(env, name);
+  if (text === undefined) return [];
+  const list: LogWitnessConfig[] = [];
+  for (const item of text.split(',')) {
+    const parts = item.trim().split(/\s+/);
+    if (parts.length !== 2) throw new ConfigError(name, 'expected "<vkey> <url>[,<vkey> <url> ...]"');
+    const [vkey, href] = parts as [string, string];
+    try {
+      if (parseVerifierKey(vkey).type !== SIG_COSIGNATURE_V1) throw new Error('not a cosignature/v1 key');
+    } catch (err) {
+      throw new ConfigError(name, `not a witness verifier key (${err instanceof Error ? err.message : String(err)}): "${vkey}"`);
+    }
+    let parsed: URL;
+    try {
+      parsed = new URL(href);
+    } catch {
+      throw new ConfigError(name, `not a URL: "${href}"`);
+    }
+    if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username || parsed.password || parsed.search || parsed.hash) {
+      throw new ConfigError(name, `expected an http(s) URL without credentials, query or fragment: "${href}"`);
+    }
+    list.push({ vkey, url: parsed.href.replace(/\/+$/, '') });
+  }
+  return list;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
 
@@ -154,7 +189,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (!EMAIL.test(mailFrom)) throw new ConfigError('PROVENANT_MAIL_FROM', `not an e-mail address: "${mailFrom}"`);
 
   const webhookAllowPrivate = flag(env, 'PROVENANT_WEBHOOK_ALLOW_PRIVATE', false, '1', '0');
-  const workers = integer(env, 'PROVENANT_WORKERS', Math.max(1, availableParallelism()), 1, 256);
+  const logWitnesses = witnesses(env, 'PROVENANT_LOG_WITNESSES');
+  let workers: number;
+  try {
+    workers = workersFromEnv(read(env, 'PROVENANT_WORKERS'));
+  } catch (err) {
+    throw new ConfigError('PROVENANT_WORKERS', (err as Error).message);
+  }
   const fingerprintTimeoutMs = integer(env, 'PROVENANT_FINGERPRINT_TIMEOUT_MS', FINGERPRINT_TIMEOUT_MS, 100, 3_600_000);
   const credentialsTimeoutMs = integer(env, 'PROVENANT_CREDENTIALS_TIMEOUT_MS', CREDENTIALS_TIMEOUT_MS, 100, 3_600_000);
   const decoderMemoryMb = read(env, 'PROVENANT_DECODER_MEMORY_MB') === undefined ? undefined : integer(env, 'PROVENANT_DECODER_MEMORY_MB', 0, 128, 1_048_576);
@@ -203,6 +244,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: smtp ? smtp.href : null,
     mailFrom,
     webhookAllowPrivate,
+    logWitnesses,
     workers,
     fingerprintTimeoutMs,
     decoderMemoryMb,

@@ -43,6 +43,8 @@ export const ERRORS = {
   invalid_verification_token: [400, 'The e-mail verification link is unknown, used or expired.'],
   insufficient_scope: [403, 'The access token lacks the scope this endpoint needs.'],
   not_found: [404, 'Not found.'],
+  // issue 27: the entry has an index but no signed checkpoint covers it yet (about a second)
+  log_pending: [404, 'The record is in the transparency log but no checkpoint covers it yet; try again in a second.'],
   method_not_allowed: [405, 'Method not allowed.'],
   request_timeout: [408, 'The request body arrived too slowly.'],
   payload_too_large: [413, 'The body is larger than the limit.'],

@@ -21,7 +21,6 @@ import type { Context, Middleware, Next } from 'koa';
 import koaRatelimit from 'koa-ratelimit';
 import ipaddr from 'ipaddr.js';
 import type { Config } from './config.js';
-import type { ServerDeps } from './deps.js';
 import { ApiError } from './errors.js';
 import type { SharedRedis } from './redis.js';
 
@@ -217,7 +216,7 @@ export class RateLimitStores {
 }
 
 /** Per-client rate limit middleware for a feature route; a no-op when PROVENANT_RATE_LIMIT=off. */
-export function rateLimit(deps: Pick<ServerDeps, 'config' | 'rateLimits'>, options: RateLimitOptions): Middleware {
+export function rateLimit(deps: { config: Config; rateLimits: RateLimitStores }, options: RateLimitOptions): Middleware {
   if (!deps.config.rateLimit) return async (_ctx: Context, next: Next) => next();
   const db = deps.rateLimits.map(options.name, options.maxClients ?? 100_000);
   const key = options.key ?? ((ctx: Context) => clientKey(ctx, deps.config));

@@ -9,7 +9,7 @@
 // the background and the next command after 'ready' uses Redis again, without a restart.
 import { Redis } from 'ioredis';
 import type { Logger } from './log.js';
-import type { PartHealth } from './deps.js';
+import type { PartHealth } from './parts.js';
 
 /** A command that has not answered after this is failed (the request then falls back). */
 export const REDIS_COMMAND_TIMEOUT_MS = 500;

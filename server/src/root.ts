@@ -3,10 +3,11 @@
 // and that a shutdown, or a start that failed half-way, closes in reverse. Routers and
 // services receive the parts (ServerDeps) and build none.
 import { createFingerprintPool, HASH_TYPES } from 'provenant';
-import { sessionTokenVerifier, type TokenVerifier } from './auth/middleware.js';
+import { sessionTokenVerifier } from './auth/middleware.js';
 import { ContactRelay } from './contact/mailer.js';
 import { ConfigError, databaseFile, type Config } from './config.js';
-import { Parts, type PartHealth, type ServerDeps } from './deps.js';
+import type { ServerDeps, TokenVerifier } from './deps.js';
+import { Parts, type PartHealth } from './parts.js';
 import { FeedPruner } from './feed-window.js';
 import { createLogger, type Logger } from './log.js';
 import { createMailTransport } from './mail/transport.js';

@@ -9,7 +9,10 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import type { Config } from './config.js';
 
-export type SecretName = 'jwt.key' | 'cell.key';
+// `log.key` (the transparency log's Ed25519 seed, tlog/log-key.ts) is made the same way but
+// is not among SECRET_NAMES: the fingerprint a shared database recorded before the log
+// existed stays valid (nodes must still share it: docs/transparency-log.md)
+export type SecretName = 'jwt.key' | 'cell.key' | 'log.key';
 const SECRET_NAMES: readonly SecretName[] = ['jwt.key', 'cell.key'];
 
 const SECRET_BYTES = 32;

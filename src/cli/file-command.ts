@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { terminalJson, visible, visibleLines } from '../lib/terminal-text.js';
 import { readFailure } from '../media/errors.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 import { USAGE_ERROR } from './usage.js';
 
 const OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
@@ -15,7 +15,7 @@ const OPTIONS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h'
 export function fileCommand<T>(name: string, compute: (file: string) => Promise<T>, readable: (value: T) => string[]): Command {
   const usage = `usage: provenant ${name} FILE [--json]\n`;
   const usageError = (message: string): number => {
-    process.stderr.write(`provenant ${name}: ${message}\n${usage}`);
+    process.stderr.write(`${visible(`provenant ${name}: ${message}`)}\n${usage}`);
     return USAGE_ERROR;
   };
   return async (args) => {

@@ -8,7 +8,7 @@ import { fingerprintFile, perceptualHashes } from '../media/fingerprint.js';
 import type { Fingerprint } from '../lib/types.js';
 import { pdqExchangeLines, type PdqFingerprint, type VpdqFingerprint } from '../lib/pdq.js';
 import { fileCommand } from './file-command.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 
 const hex = (bytes: number[]) => bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -31,4 +31,15 @@ function exchangeText(fp: PdqFingerprint | VpdqFingerprint | null): string[] {
 const fingerprint = fileCommand('fingerprint', (file) => fingerprintFile(file), readable);
 const pdq = fileCommand('fingerprint --pdq', async (file) => (await perceptualHashes(file)).pdq_hash, exchangeText);
 
-export const run: Command = (args) => (args.includes('--pdq') ? pdq(args.filter((a) => a !== '--pdq')) : fingerprint(args));
+const USAGE = `usage: provenant fingerprint FILE [--json]         the perceptual fingerprint
+       provenant fingerprint --pdq FILE [--json]   its PDQ: hash,quality (a video: frame,quality,hash,timestamp lines)
+`;
+
+export const run: Command = async (args) => {
+  if (args.includes('--pdq')) return pdq(args.filter((a) => a !== '--pdq'));
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  return fingerprint(args);
+};

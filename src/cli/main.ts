@@ -8,9 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { visible } from '../lib/terminal-text.js';
 import { packageRoot } from '../lib/wasm.js';
+import type { Command } from './command.js';
 import { USAGE_ERROR } from './usage.js';
-
-export type Command = (args: string[]) => Promise<number>;
 
 const SERVER_PACKAGE = '@provenant/server';
 

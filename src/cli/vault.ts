@@ -18,7 +18,7 @@ import { commandErrorOf, signAndPublish, type Declaration, type Draft } from '..
 import { writeSignedCopy } from '../vault/c2pa.js';
 import { defaultKeyFile, normalizeOrigin, VaultState } from '../vault/state.js';
 import { openVault, quotaSyncBody, signChallenge, signRevocationOf } from '../vault/vault.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 import { USAGE_ERROR, UsageError } from './usage.js';
 
 const DEFAULT_SERVER = 'http://localhost:8080';

@@ -17,7 +17,7 @@ import { ProvenantClient, type MatchAnswer, type Signature, type VerifyAnswer } 
 import { ProvenantError } from '../sdk/errors.js';
 import { openKeyFile } from '../vault/keyfile.js';
 import { defaultKeyFile, VaultState } from '../vault/state.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 import { conflictLines, credentialsLines } from './credentials.js';
 import { USAGE_ERROR } from './usage.js';
 
@@ -132,7 +132,7 @@ export const run: Command = async (args) => {
   const held = await heldSignatures(String(values.key ?? defaultKeyFile()), server);
   const tampered = [...byHash.values()].flat().filter((s) => check(s, held) === 'tampered');
   if (tampered.length > 0) {
-    process.stderr.write(`provenant verify: refused: the server's record ${tampered.map((s) => s.action_hash).join(', ')} does not match the signature this machine holds for it\n`);
+    process.stderr.write(`${visible(`provenant verify: refused: the server's record ${tampered.map((s) => s.action_hash).join(', ')} does not match the signature this machine holds for it`)}\n`);
     return 1;
   }
   if (values.json) {

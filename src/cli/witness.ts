@@ -7,7 +7,7 @@ import { visible, visibleLines } from '../lib/terminal-text.js';
 import { TlogError } from '../lib/tlog/errors.js';
 import { parseVerifierKey, SIG_ED25519 } from '../lib/tlog/note.js';
 import { loadOrCreateWitnessKey, startWitness, WitnessSetupError } from '../lib/tlog/witness-server.js';
-import type { Command } from './main.js';
+import type { Command } from './command.js';
 import { USAGE_ERROR, UsageError } from './usage.js';
 
 const SERVE_USAGE = `usage: provenant witness serve --port N --data-dir DIR --name NAME --log VKEY [--log VKEY ...] [--host ADDR]

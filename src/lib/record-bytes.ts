@@ -4,7 +4,7 @@
 // @noble/curves (src/browser.ts). No Node built-in is reached.
 import canonicalize from 'canonicalize';
 import { parseAgentKey, parseSignatureBase64 } from './keys.js';
-import type { SignatureRecord, SignedRecord } from './records.js';
+import type { SignatureRecord, SignedRecord } from './record-types.js';
 
 /** The twelve record fields, in the order of spec 2.1 (canonical bytes sort them anyway). */
 export const RECORD_FIELDS = [

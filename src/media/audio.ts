@@ -15,8 +15,9 @@ import { checkAudioStreams, checkStreamParameters } from './audio-params.js';
 import { parseWavMono, wavPrefixLength } from './wav.js';
 import { mixToMono, resampleTo11025, TARGET_RATE } from '../lib/resample.js';
 import '../lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
+import type { AudioFormat } from './audio-format.js';
 
-export type AudioFormat = 'mp3' | 'wav' | 'flac' | 'ogg-vorbis' | 'ogg-opus';
+export type { AudioFormat };
 
 export interface DecodeAudioOptions {
   /** Seconds of audio to return at most (default 120, the fingerprint's span). */

@@ -4,7 +4,7 @@
 // shift 8, linear interpolation, cutoff 0.8), so the samples match what fpcalc
 // fingerprints.
 import { runFfmpeg } from './ffmpeg.js';
-import type { AudioFormat } from './audio.js';
+import type { AudioFormat } from './audio-format.js';
 
 export { ffmpegPath } from './ffmpeg.js';
 

@@ -108,14 +108,25 @@ export class PoolTaskError extends PoolError {
   }
 }
 
-function defaultWorkers(): number {
-  const env = process.env.PROVENANT_WORKERS;
-  if (env !== undefined && env !== '') {
-    const n = Number(env);
-    if (!Number.isInteger(n) || n < 1) throw new RangeError(`PROVENANT_WORKERS must be a positive integer, not "${env}"`);
-    return n;
+/** Bounds of PROVENANT_WORKERS. */
+export const WORKERS_MIN = 1;
+export const WORKERS_MAX = 256;
+
+/**
+ * PROVENANT_WORKERS, the one parser of it (the pool's default, the server's config, the
+ * bench command): an integer from 1 to 256; unset or empty, the number of CPUs. A
+ * RangeError naming the variable otherwise.
+ */
+export function workersFromEnv(text: string | undefined = process.env.PROVENANT_WORKERS): number {
+  if (text === undefined || text === '') return Math.max(WORKERS_MIN, availableParallelism());
+  if (!/^\d+$/.test(text) || Number(text) < WORKERS_MIN || Number(text) > WORKERS_MAX) {
+    throw new RangeError(`PROVENANT_WORKERS must be an integer from ${WORKERS_MIN} to ${WORKERS_MAX}, not "${text}"`);
   }
-  return availableParallelism();
+  return Number(text);
+}
+
+function defaultWorkers(): number {
+  return workersFromEnv();
 }
 
 const TASK_NAME = /^[a-z][a-z0-9-]*$/;

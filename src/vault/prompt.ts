@@ -58,12 +58,12 @@ export async function confirm(question: string): Promise<boolean> {
 /** A passphrase typed without echo on a terminal, or the next line of piped stdin. */
 export async function readPassphrase(question: string): Promise<string | null> {
   if (!process.stdin.isTTY) {
-    process.stderr.write(question);
+    process.stderr.write(visible(question));
     return nextLine();
   }
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   const muted = rl as unknown as { _writeToOutput(s: string): void };
-  process.stderr.write(question);
+  process.stderr.write(visible(question));
   muted._writeToOutput = () => {}; // no echo
   return new Promise((resolve) => {
     rl.question('', (answer) => {

@@ -80,7 +80,7 @@ test('--json: originals by content, duplicates once, the unreadable and undecoda
   for (const name of ['sharp-phash', 'imghash']) assert.match(first.peers.find((p) => p.name === name)!.detail, /^\d+\.\d+\.\d+$/);
 
   const hashes = first.quality.map((q) => q.hash);
-  assert.equal(hashes, ['ImagePHash', 'sharp-phash', 'imghash', 'AudioChromaprint', 'VideoPHash']);
+  assert.equal(hashes, ['ImagePHash', 'PDQ', 'sharp-phash', 'imghash', 'AudioChromaprint', 'VideoPHash', 'vPDQ']);
   const image = first.quality[0];
   assert.is(image.transforms.length, 12);
   assert.ok(image.transforms.every((t) => t.variants === 2 && t.notMade === 0));

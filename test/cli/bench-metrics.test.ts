@@ -81,6 +81,31 @@ test('recall per transform and rule, false matches and ROC of ImagePHash on thre
   assert.equal([sampled.falseMatches.pairs, sampled.falseMatches.possible, sampled.falseMatches.sampled], [2, 3, true]);
 });
 
+test('PDQ rules by hand: distance <= 31 between qualities >= 50, the query\'s dihedral hashes, ImagePHash or PDQ', () => {
+  const pdq = OUR_HASHES.find((f) => f.name === 'PDQ')!;
+  const rule = (name: string) => pdq.rules.find((r) => r.name === name)!;
+  const bytes = (flips: number[]) => Uint8Array.from(flip(new Array(32).fill(0), flips));
+  const stored: HashValue = { bytes: bytes([]), bands: null, quality: 90, partner: value([0, 0, 0, 0, 0, 0, 0, 0]) };
+  // 31 bits apart (3 x 8 + 7): a match; 32 apart: not
+  const near: HashValue = { bytes: bytes([8, 8, 8, 7]), bands: null, quality: 80, partner: value(flip([0, 0, 0, 0, 0, 0, 0, 0], [8, 8, 8, 8, 8, 8, 8, 8])) };
+  const far: HashValue = { bytes: bytes([8, 8, 8, 8]), bands: null, quality: 80, partner: near.partner };
+  assert.is(pdq.compare(stored, near), 256 - 31);
+  assert.ok(rule('pdq<=31').match(stored, near, pdq.compare(stored, near)));
+  assert.not.ok(rule('pdq<=31').match(stored, far, pdq.compare(stored, far)));
+  // quality 49 on either side: no match, whatever the distance
+  assert.not.ok(rule('pdq<=31').match({ ...stored, quality: 49 }, near, 256 - 31));
+  assert.not.ok(rule('pdq<=31').match(stored, { ...near, quality: 49 }, 256 - 31));
+  // a rotated copy: its own hash far, one of its dihedral hashes near
+  const rotated: HashValue = { ...far, dihedral: [far.bytes, bytes([8, 8, 8, 8, 8]), bytes([1]), bytes([8])] };
+  assert.not.ok(rule('pdq<=31').match(stored, rotated, pdq.compare(stored, rotated)));
+  assert.ok(rule('pdq+dihedral').match(stored, rotated, pdq.compare(stored, rotated)));
+  // verify-file: PDQ alone finds the rotated copy; ImagePHash alone finds a low-quality copy
+  assert.ok(rule('verify-file').match(stored, rotated, null));
+  const lowQuality: HashValue = { ...far, quality: 10, partner: value(flip([0, 0, 0, 0, 0, 0, 0, 0], [1])) };
+  assert.ok(rule('verify-file').match(stored, lowQuality, null));
+  assert.not.ok(rule('verify-file').match(stored, far, null), 'neither: far in PDQ, no band shared in ImagePHash');
+});
+
 test('pairs: all of them up to the limit, else a seeded sample of distinct indexes', () => {
   assert.equal(pairPlan(5, 10), { total: 10, sampled: false, count: 10 });
   assert.equal(pairPlan(5, 9), { total: 10, sampled: true, count: 9 });

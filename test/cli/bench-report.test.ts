@@ -71,18 +71,18 @@ test('the report renders in Chromium with every plot, and nothing but itself is 
       return { id: (f as HTMLElement).dataset.plot!, width: box.width, height: box.height, lines: svg.querySelectorAll('polyline').length, bars: svg.querySelectorAll('rect').length };
     }));
     const ids = plots.map((p) => p.id);
-    const hashes = ['ImagePHash', 'sharp-phash', 'imghash', 'AudioChromaprint', 'VideoPHash'];
+    const hashes = ['ImagePHash', 'PDQ', 'sharp-phash', 'imghash', 'AudioChromaprint', 'VideoPHash', 'vPDQ'];
     const expected = ['recall-image', 'recall-audio', 'recall-video', 'roc-image', 'roc-audio', 'roc-video', ...hashes.map((h) => `histogram-${h}`), 'throughput', 'latency', 'compare-recall'];
     assert.equal([...ids].sort(), [...expected].sort());
     for (const p of plots) assert.ok(p.width > 200 && p.height > 100, `${p.id} is drawn at ${p.width}x${p.height}`);
     const by = Object.fromEntries(plots.map((p) => [p.id, p]));
-    assert.is(by['roc-image'].lines, 3, 'a ROC curve per image hash (ours and the two peers)');
+    assert.is(by['roc-image'].lines, 4, 'a ROC curve per image hash (ImagePHash, PDQ and the two peers)');
     assert.is(by['roc-audio'].lines, 1);
-    assert.is(by['roc-video'].lines, 1);
+    assert.is(by['roc-video'].lines, 2, 'VideoPHash and vPDQ');
     // bars: the frame plus one per transform per hash
-    assert.is(by['recall-image'].bars, 1 + 12 * 3);
+    assert.is(by['recall-image'].bars, 1 + 12 * 4);
     assert.is(by['recall-audio'].bars, 1 + 4);
-    assert.is(by['recall-video'].bars, 1 + 4);
+    assert.is(by['recall-video'].bars, 1 + 4 * 2);
     for (const h of hashes) assert.ok(by[`histogram-${h}`].bars > 2, `histogram-${h} has bars`);
     assert.is(by.throughput.bars, 1 + 3 * 2, 'ours and decode-only per type');
     assert.ok(by['compare-recall'].bars >= 1);

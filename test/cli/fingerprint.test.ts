@@ -74,6 +74,7 @@ test('--pdq prints Meta\'s exchange text: hash,quality for an image (Meta\'s fix
   assert.is(audio.status, 0);
   assert.match(audio.stdout, /^null \(PDQ is for images and video/);
   assert.is(cli('fingerprint', '--pdq').status, 2);
+  assert.match(cli('fingerprint', '--help').stdout, /provenant fingerprint --pdq FILE/);
 });
 
 test('usage errors and unknown commands exit 2 (usage.test.ts covers every command)', () => {

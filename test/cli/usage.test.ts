@@ -5,10 +5,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compiledFile, packageRoot } from '../../src/lib/wasm.js';
+import { withoutFileOverride } from '../helpers/unprivileged.js';
 
 const test = suite('cli/usage');
 const MAIN = compiledFile('src/cli/main.js');
@@ -136,6 +137,7 @@ test('file commands: a missing path, a directory and an unreadable file each say
   const unreadable = join(dir, 'secret.bin');
   writeFileSync(unreadable, 'x');
   chmodSync(unreadable, 0o000);
+  // not as nobody, who cannot enter a private checkout: test/helpers/unprivileged.ts
   const unprivileged = withoutFileOverride();
   for (const name of ['fingerprint', 'integrity', 'sha256']) {
     const cases: [string, string, SpawnSyncOptions, string[]][] = [
@@ -152,25 +154,6 @@ test('file commands: a missing path, a directory and an unreadable file each say
     }
   }
 });
-
-/**
- * How to run the CLI so that a file of this user's with mode 000 is unreadable to it,
- * wherever the checkout is (issue 25 item 12: as nobody, the CLI could not enter a
- * checkout in a private directory, mode 0700, or under /root). Not root: as is. Root
- * reads any file, through the capabilities CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH:
- * when root owns the checkout, the CLI runs as root without them (util-linux's setpriv
- * drops them from its bounding and inheritable sets), which still enters a private
- * checkout it owns; when another user owns it, as that user, who can enter it.
- */
-function withoutFileOverride(): { options: SpawnSyncOptions; via: string[] } {
-  if (process.getuid?.() !== 0) return { options: {}, via: [] };
-  const owner = statSync(packageRoot);
-  if (owner.uid !== 0) return { options: { uid: owner.uid, gid: owner.gid }, via: [] };
-  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv', '/usr/sbin/setpriv'].find((p) => existsSync(p));
-  if (setpriv === undefined) throw new Error('running as root, this test needs setpriv (util-linux) to drop CAP_DAC_OVERRIDE');
-  const caps = '-dac_override,-dac_read_search';
-  return { options: {}, via: [setpriv, `--inh-caps=${caps}`, `--bounding-set=${caps}`, '--'] };
-}
 
 test('admin on a data directory without a database says so and creates nothing; create-user creates it and says so', () => {
   const dataDir = join(dir, 'empty-data');

@@ -192,6 +192,27 @@ test('the spec\'s other answers: 404 unknown origin, 403 signatures, 400 malform
   }
 });
 
+test('a slow client is cut off at the request deadline while others are served', async () => {
+  const w = await startWitness({ dir: tempDir(), name: 'witness.example/w7', logs: [LOG_VKEY], requestTimeoutMs: 1000 });
+  try {
+    const { connect } = await import('node:net');
+    const socket = connect(w.port, '127.0.0.1');
+    await once(socket, 'connect');
+    // headers promising a body that never comes
+    socket.write('POST /add-checkpoint HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nold 0\n');
+    let answer = '';
+    socket.on('data', (d) => { answer += d; });
+    const closed = once(socket, 'close');
+    // meanwhile the witness answers others
+    const log = new TestLog(entries(0, 3));
+    assert.is((await post(w, body(0, [], log.checkpoint()))).status, 200);
+    await closed;
+    assert.match(answer, /^HTTP\/1\.1 408/);
+  } finally {
+    await w.close();
+  }
+});
+
 test('concurrent submissions from one size: exactly one is cosigned, the other learns the new size (409)', async () => {
   const dir = tempDir();
   const w = await startWitness({ dir, name: 'witness.example/w4', logs: [LOG_VKEY] });
@@ -345,6 +366,39 @@ test('provenant witness serve and key: cosigns over HTTP, prints its key, keeps 
   }
   assert.is(cli('witness', 'serve', '--data-dir', dir, '--name', 'x', '--log', LOG_VKEY).status, 2);
   assert.is(JSON.stringify(readFileSync(join(dir, 'witness.key'), 'utf8')).includes('PRIVATE+KEY+witness.example/cli+'), true);
+});
+
+test('kill -9 at any moment: a cosigned size is never lost, and the state is never torn', async () => {
+  const dir = join(tempDir(), 'crash');
+  const args = ['--port', '0', '--data-dir', dir, '--name', 'witness.example/crash', '--log', LOG_VKEY];
+  const log = new TestLog(entries(0, 1));
+  let answered = 0; // the largest size the witness answered 200 for
+  for (let round = 0; round < 6; round++) {
+    const s = await serveCli(args);
+    // what it holds after the last kill: the last answered size, or the one in flight then
+    const probe = await post(s, body(0, [], log.checkpoint()));
+    const held = probe.status === 200 ? log.size : Number(probe.text);
+    assert.ok(held >= answered, `round ${round}: holds ${held}, answered ${answered} before the kill`);
+    assert.ok(held <= log.size, `round ${round}: holds ${held}, more than was ever sent (${log.size})`);
+    answered = held;
+    // the log grows from what the witness holds: answered requests, then one in flight killed after a random delay
+    for (let k = 0; k < 3; k++) {
+      const from = log.size;
+      log.append(entries(from, from + 50));
+      const r = await post(s, body(answered, await log.proof(answered), log.checkpoint()));
+      assert.is(r.status, 200, r.text);
+      answered = log.size;
+    }
+    const from = log.size;
+    log.append(entries(from, from + 50));
+    const inflight = post(s, body(answered, await log.proof(answered), log.checkpoint())).then((r) => r.status, () => 0);
+    await new Promise((resolve) => setTimeout(resolve, round * 3));
+    const exited = once(s.child, 'exit');
+    s.child.kill('SIGKILL');
+    await exited;
+    if ((await inflight) === 200) answered = log.size;
+  }
+  assert.equal(readdirSync(join(dir, 'logs')).filter((f) => !f.endsWith('.tmp')).length, 1);
 });
 
 test.after(() => {

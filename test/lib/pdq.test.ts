@@ -16,6 +16,7 @@ import {
 import { imageHashFromPixels } from '../../src/lib/dhash.js';
 import { loadKernel, packageRoot, simdSupported, type WasmFlavor } from '../../src/lib/wasm.js';
 import { rng } from '../helpers/random.js';
+import { referencePdq } from './pdq-reference.js';
 
 const FLAVORS: WasmFlavor[] = simdSupported ? ['simd', 'scalar'] : ['scalar'];
 
@@ -86,6 +87,22 @@ test('Meta\'s dihedral photos: each re-encoded transform of the bridge is near t
     const h = pdqHash(px.data, px.width, px.height);
     assert.ok(pdqDistance(h.hash, variants.hashes[t]) <= 10, `${files[t - 1]} vs ${PDQ_DIHEDRAL[t]}: ${pdqDistance(h.hash, variants.hashes[t])}`);
     assert.ok(pdqDistance(h.hash, variants.hashes[0]) > 64, `${files[t - 1]} vs the original's own hash`);
+  }
+});
+
+test('random sizes and contents against a literal reference (pdq-reference.ts, full-size buffers, f32 by Math.fround), both builds', () => {
+  const next = rng(23);
+  const sizes = [[5, 5], [5, 900], [900, 5], [6, 7], [63, 64], [64, 64], [65, 64], [64, 65], [127, 129], [128, 128], [129, 130], [255, 257], [256, 100], [300, 17], [383, 384], [640, 480], [1001, 31], [777, 555]];
+  for (let i = 0; i < 8; i++) sizes.push([5 + Math.floor(next() * 700), 5 + Math.floor(next() * 700)]);
+  for (const [w, h] of sizes) {
+    const noise = next() < 0.3;
+    const px = noise ? Uint8Array.from({ length: w * h * 3 }, () => (next() * 256) | 0) : photoLike(next, w, h);
+    const expected = referencePdq(px, w, h);
+    for (const flavor of FLAVORS) {
+      const got = pdqHash(px, w, h, 3, flavor);
+      assert.is(got.hex, expected.hex, `${w}x${h}${noise ? ' noise' : ''} (${flavor}): ${pdqDistance(got.hex, expected.hex)} bits off`);
+      assert.is(got.quality, expected.quality, `${w}x${h} quality (${flavor})`);
+    }
   }
 });
 

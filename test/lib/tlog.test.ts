@@ -183,6 +183,21 @@ test('proofs produced from stored tiles equal RFC 9162 PATH and PROOF, and verif
   }
 });
 
+test('a proof reads all its tiles in one readTiles call, each tile once', async () => {
+  const { tiles } = buildTree(70000, 21);
+  const mem = memoryTiles(tiles);
+  const calls: TileCoord[][] = [];
+  const counting = { readTiles: (cs: readonly TileCoord[]) => { calls.push([...cs]); return mem.readTiles(cs); } };
+  for (const prove of [() => proveInclusion(70000, 12345, tileHashReader(70000, counting)), () => proveConsistency(33333, 70000, tileHashReader(70000, counting))]) {
+    calls.length = 0;
+    await prove();
+    assert.is(calls.length, 1);
+    const keys = calls[0].map((c) => `${c.level}/${c.index}`);
+    assert.is(new Set(keys).size, keys.length);
+    assert.ok(keys.length <= 6, keys.join(' '));
+  }
+});
+
 test('a proof at an older size is read from today\'s tiles (partial tiles grew full since)', async () => {
   const { leaves, tiles } = buildTree(70000, 3);
   const reader = tileHashReader(1000, memoryTiles(tiles)); // the tiles of size 70000, asked as size 1000

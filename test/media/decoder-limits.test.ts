@@ -7,6 +7,7 @@
 // /usr/bin/time, its peak resident memory.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,6 +137,24 @@ test("ffmpeg's own probe output is checked too: an input stream outside the limi
   const video = dump('Stream #0:0(und): Video: h264 (High) (avc1 / 0x31637661), yuv420p, 20000x20000 [SAR 1:1 DAR 1:1], 25 fps');
   assert.match(refusedStream(video, 40_000_000)!, /20000x20000/);
   assert.is(refusedStream(video.replace('20000x20000', '1920x1080'), 40_000_000), null);
+});
+
+test('a video whose audio stream declares 536,915,012 Hz: ffmpeg is stopped once it prints that stream, decode_failed', async () => {
+  // cockatoo.mp4's video and the hostile WAV's samples, copied (not resampled) into Matroska
+  const wav = join(dir, 'hostile.wav');
+  const mkv = join(dir, 'hostile.mkv');
+  writeFileSync(wav, hostileWav({ rate: 536_915_012, channels: 1 }));
+  const mux = spawnSync(realFfmpeg, ['-nostdin', '-v', 'error', '-y', '-i', new URL('../fixtures/media/cockatoo.mp4', import.meta.url).pathname, '-i', wav, '-map', '0:v', '-map', '1:a', '-c', 'copy', mkv]);
+  assert.is(mux.status, 0, String(mux.stderr));
+  try {
+    await fingerprintFile(new Uint8Array(readFileSync(mkv)));
+    assert.unreachable('should be refused');
+  } catch (e) {
+    assert.instance(e, FingerprintError);
+    assert.is((e as FingerprintError).code, 'decode_failed');
+    assert.match((e as Error).message, /refused before decoding: an input stream declares a sample rate of 536915012 Hz/);
+  }
+  runs();
 });
 
 test('every ffmpeg run is under the memory limit: the default, the one given, the sandbox\'s; fingerprints are unchanged by it', async () => {

@@ -110,6 +110,31 @@ test('every registered route against spec 5 with an openid-only, a sign and a ve
   }
 });
 
+test('a session token is admitted on every authenticated route but userinfo (sign out everywhere last: it ends the token)', async () => {
+  const { token } = await srv.register();
+  const routes = [USERINFO, ...Object.keys(SCOPED), ...SESSION_ONLY.filter((r) => r !== 'POST /api/v1/auth/sessions/revoke'), 'POST /api/v1/auth/sessions/revoke'];
+  for (const route of routes) {
+    const r = await call(route, token);
+    if (route === USERINFO) {
+      assert.is(r.status, 401, 'userinfo takes access tokens only');
+      continue;
+    }
+    assert.ok(r.status !== 401, `${route}: ${r.text}`);
+    assert.ok(!(r.status === 403 && /access token/.test(r.body?.message ?? '')), `${route}: ${r.text}`);
+  }
+  assert.is((await call('GET /api/v1/auth/me', token)).status, 401, 'signed out');
+});
+
+test('GET /openapi.json declares the same: the oauth scheme with its scope on the scoped routes, the session scheme alone on the session-only ones', async () => {
+  const doc = await (await fetch(`${srv.url}/openapi.json`)).json();
+  const securityOf = (route: string) => {
+    const [method, path] = route.split(' ');
+    return doc.paths[path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')][method.toLowerCase()].security;
+  };
+  for (const [route, scope] of Object.entries(SCOPED)) assert.equal(securityOf(route), [{ session: [] }, { oauth: [scope] }], route);
+  for (const route of SESSION_ONLY) assert.equal(securityOf(route), [{ session: [] }], route);
+});
+
 test('issue 25 item 1: an openid-only token cannot create an app, mint a session token, link a device key, read or change the account; nothing survives revoking the app', async () => {
   const victim = await newAccount(srv, { verified: false });
   const access = (await tokensFor(srv, app, victim, 'openid')).access;

@@ -5,7 +5,8 @@ import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:cryp
 import Koa from 'koa';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { requireAuth, SESSION_ONLY, sessionOrScope, type TokenVerifier } from '../../server/src/auth/middleware.js';
+import { requireAuth, SESSION_ONLY, sessionOrScope } from '../../server/src/auth/middleware.js';
+import type { TokenVerifier } from '../../server/src/deps.js';
 import { renderErrors } from '../../server/src/middleware.js';
 import { createLogger } from '../../server/src/log.js';
 import { startTestServer, testEngine, type TestServer } from '../helpers/server.js';

@@ -16,6 +16,7 @@ test('defaults (decisions.md 10)', () => {
   assert.is(c.baseUrlFromEnv, false);
   assert.is(c.rateLimit, true);
   assert.is(c.trustProxy, 0);
+  assert.is(c.rateLimitIpv6Prefix, 64, 'an IPv6 client is its /64');
   assert.is(c.smtpUrl, null);
   assert.is(c.mailFrom, 'relay@localhost');
   assert.is(c.webhookAllowPrivate, false);
@@ -63,6 +64,8 @@ test('accepted values', () => {
   assert.is(c.logLevel, 'silent');
   assert.is(loadConfig({ PORT: '1234' }).baseUrl, 'http://localhost:1234', 'the default base URL follows PORT');
   assert.is(loadConfig({ PROVENANT_RATE_LIMIT: 'ON' }).rateLimit, true);
+  assert.is(loadConfig({ PROVENANT_RATE_LIMIT_IPV6_PREFIX: '48' }).rateLimitIpv6Prefix, 48);
+  assert.is(loadConfig({ PROVENANT_RATE_LIMIT_IPV6_PREFIX: '128' }).rateLimitIpv6Prefix, 128);
 });
 
 const BAD: [string, string][] = [
@@ -76,6 +79,9 @@ const BAD: [string, string][] = [
   ['PROVENANT_RATE_LIMIT', 'maybe'],
   ['PROVENANT_TRUST_PROXY', 'yes'],
   ['PROVENANT_TRUST_PROXY', '1.5'],
+  ['PROVENANT_RATE_LIMIT_IPV6_PREFIX', '129'],
+  ['PROVENANT_RATE_LIMIT_IPV6_PREFIX', '8'],
+  ['PROVENANT_RATE_LIMIT_IPV6_PREFIX', '/64'],
   ['PROVENANT_SMTP_URL', 'http://mail.example.com'],
   ['PROVENANT_MAIL_FROM', 'not an address'],
   ['PROVENANT_WEBHOOK_ALLOW_PRIVATE', 'yes please'],

@@ -6,6 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
+import { clientKey } from '../../server/src/ratelimit.js';
 import { agentKeyFromPublicKey } from '../../src/lib/keys.js';
 import { startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { authorizeQuery, Browser, PASSWORD, registerApp, type PageAnswer } from '../oauth/support.js';
@@ -128,6 +129,18 @@ test('the contact relay\'s 3 an hour: counted per /64, still answered alike', as
     // an unknown signer: each request queued is dropped by the relay; over the limit nothing is queued
     assert.is(srv.deps.contactRelay.counts.dropped, 3, 'three requests from the /64 were queued, two were not');
   });
+});
+
+test('clientKey: IPv4 (and IPv4-mapped IPv6) by address, IPv6 by its network of the configured prefix', () => {
+  const ctx = (socket: string, xff = '') => ({ socket: { remoteAddress: socket }, get: (h: string) => (h === 'x-forwarded-for' ? xff : '') }) as unknown as Parameters<typeof clientKey>[0];
+  const at = (prefix: number, trustProxy = 0) => ({ rateLimitIpv6Prefix: prefix, trustProxy });
+  assert.is(clientKey(ctx('203.0.113.7'), at(64)), '203.0.113.7');
+  assert.is(clientKey(ctx('::ffff:203.0.113.7'), at(64)), '203.0.113.7');
+  assert.is(clientKey(ctx('2001:db8:1:2:aaaa:bbbb:cccc:dddd'), at(64)), '2001:db8:1:2::/64');
+  assert.is(clientKey(ctx('2001:DB8:1:2::1'), at(64)), '2001:db8:1:2::/64', 'any spelling');
+  assert.is(clientKey(ctx('2001:db8:1:2:aaaa::1'), at(56)), '2001:db8:1::/56');
+  assert.is(clientKey(ctx('2001:db8:1:2:aaaa::1'), at(128)), '2001:db8:1:2:aaaa::1');
+  assert.is(clientKey(ctx('127.0.0.1', '2001:db8:7:7::9'), at(64, 1)), '2001:db8:7:7::/64', 'through a trusted proxy');
 });
 
 test.run();

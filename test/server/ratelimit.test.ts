@@ -138,7 +138,7 @@ test('end to end: vault/challenge is limited to 60 per minute per IP', async () 
     }
     assert.equal(statuses.slice(0, 60), Array(60).fill(200));
     assert.is(statuses[60], 429);
-    assert.is(s.deps.rateLimits.get('auth_vault')?.size, 1);
+    assert.is(s.deps.rateLimits.get('auth:vault')?.size, 1);
   });
 });
 

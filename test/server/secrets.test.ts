@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../server/src/config.js';
 import { composeServer } from '../../server/src/root.js';
-import { issueSessionToken, verifySessionToken } from '../../server/src/auth/tokens.js';
+import { issueSessionToken, verifySessionToken } from '../../server/src/domain/tokens.js';
 
 const dirs: string[] = [];
 const tempDir = () => {

@@ -9,8 +9,8 @@ import canonicalize from 'canonicalize';
 import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { outbox } from '../helpers/outbox.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
-import { issueSessionToken } from '../../server/src/auth/tokens.js';
-import type { TokenVerifier } from '../../server/src/auth/middleware.js';
+import { issueSessionToken } from '../../server/src/domain/tokens.js';
+import type { TokenVerifier } from '../../server/src/deps.js';
 import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
 import type { NewSignature } from '../../server/src/store/index.js';
 

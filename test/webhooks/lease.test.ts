@@ -22,7 +22,7 @@ import { createWebhook } from '../../server/src/domain/webhooks.js';
 import { createLogger } from '../../server/src/log.js';
 import { openPostgresStore, openSqliteStore, type Charge, type Store } from '../../server/src/store/index.js';
 import { WebhookDispatcher } from '../../server/src/webhooks/dispatcher.js';
-import { createHostResolver } from '../../server/src/webhooks/url-rules.js';
+import { createHostResolver } from '../../server/src/domain/url-rules.js';
 import { runWithPostgres, sharedPostgres } from '../helpers/postgres.js';
 import { makeTestCa, Receiver, type TestCa } from './fixtures.js';
 

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import type { Logger, LogFields } from '../../server/src/log.js';
-import { isPublicAddress } from '../../server/src/webhooks/url-rules.js';
+import { isPublicAddress } from '../../server/src/domain/url-rules.js';
 import { verifyWebhookSignature } from '../../src/lib/webhook.js';
 import { apiRequest, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeTestCa, Receiver, TEST_DOMAIN, TestDns, type TestCa } from './fixtures.js';

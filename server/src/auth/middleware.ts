@@ -13,11 +13,8 @@
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import type { AuthState } from '../types.js';
-import type { ServerDeps } from '../deps.js';
+import type { ServerDeps, TokenVerifier } from '../deps.js';
 import { sessionOfToken } from '../domain/sessions.js';
-
-/** Returns the caller a token stands for, or null when the token is not of its kind or invalid. */
-export type TokenVerifier = (deps: ServerDeps, token: string) => Promise<AuthState | null>;
 
 export type Scope = 'sign' | 'verify';
 

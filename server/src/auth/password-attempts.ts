@@ -14,13 +14,13 @@ import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import type { ServerDeps } from '../deps.js';
 import { clientKey, rateLimit } from '../ratelimit.js';
+import { rateLimitOf } from '../rate-limits.js';
 
-const MINUTE = 60_000;
 
 /** Spec 8: password attempts per client address (an IPv6 client's network) and per account, a minute. */
 export const PASSWORD_ATTEMPTS = {
-  perAddress: { name: 'auth:password:address', max: 30, durationMs: MINUTE },
-  perAccount: { name: 'auth:password:account', max: 30, durationMs: MINUTE },
+  perAddress: rateLimitOf('auth:password:address'),
+  perAccount: rateLimitOf('auth:password:account'),
 } as const;
 
 /** The account an attempt names (`email_or_username` of either form), as a window key; the address when it names none. */

@@ -23,6 +23,7 @@ import { agentsAnswer, challengeAnswer, emailVerificationAnswer, sessionAnswer, 
 import { emailConfirmForgedPage, emailConfirmFormValid, emailConfirmPage, emailVerificationErrorPage, emailVerifiedPage } from './pages.js';
 import { requestEmailVerification, verificationTokenOf, verifyEmail } from '../domain/email-verification.js';
 import { jsonBody } from '../body.js';
+import { rateLimitOf } from '../rate-limits.js';
 
 export const AUTH_PREFIX = '/api/v1/auth';
 
@@ -42,10 +43,9 @@ function jsonObjectBody(ctx: Context): Record<string, unknown> {
 export function authRoutes(deps: ServerDeps): Router {
   const router = new Router();
   router.use(jsonBody()); // the routes here read JSON bodies (body.ts)
-  const minute = 60_000;
   const session = requireAuth(deps, SESSION_ONLY);
 
-  router.post('/register', rateLimit(deps, { name: 'auth_register', max: 30, durationMs: minute }), async (ctx) => {
+  router.post('/register', rateLimit(deps, rateLimitOf('auth:register')), async (ctx) => {
     const body = parseInput(registerBody, ctx.request.body);
     ctx.status = 201;
     ctx.body = sessionAnswer(await register(deps, body));
@@ -69,13 +69,13 @@ export function authRoutes(deps: ServerDeps): Router {
     ctx.body = userAnswer(account);
   });
 
-  router.post('/vault/challenge', rateLimit(deps, { name: 'auth_vault', max: 60, durationMs: minute }), async (ctx) => {
+  router.post('/vault/challenge', rateLimit(deps, rateLimitOf('auth:vault')), async (ctx) => {
     const body = (ctx.request.body ?? {}) as { agent_pub_key?: unknown };
     ctx.set('Cache-Control', 'no-store');
     ctx.body = challengeAnswer(await issueChallenge(deps, parseInput(challengeBody.partial(), body).agent_pub_key));
   });
 
-  router.post('/vault/token', rateLimit(deps, { name: 'auth_vault', max: 60, durationMs: minute }), async (ctx) => {
+  router.post('/vault/token', rateLimit(deps, rateLimitOf('auth:vault')), async (ctx) => {
     const body = parseInput(signedChallengeBody, ctx.request.body);
     const session = await vaultLogin(deps, body);
     ctx.status = session.created ? 201 : 200;
@@ -120,7 +120,7 @@ export function authRoutes(deps: ServerDeps): Router {
   router.post(
     '/email/verification',
     session,
-    rateLimit(deps, { name: 'auth_email_verification', max: 3, durationMs: 60 * minute, key: (ctx) => ctx.state.auth!.userId }),
+    rateLimit(deps, { ...rateLimitOf('auth:email-verification'), key: (ctx) => ctx.state.auth!.userId }),
     async (ctx) => {
       const result = await requestEmailVerification(deps, ctx.state.auth!.userId);
       ctx.status = result.queued ? 202 : 200;
@@ -132,7 +132,7 @@ export function authRoutes(deps: ServerDeps): Router {
   // the link in the message: opened in a browser, so answered with a page either way.
   // GET verifies nothing (mail scanners follow links): its page's button POSTs back here
   // with a CSRF token (auth/pages.ts), and that confirms.
-  const verifyLimit = rateLimit(deps, { name: 'auth_email_verify', max: 30, durationMs: minute });
+  const verifyLimit = rateLimit(deps, rateLimitOf('auth:email-verify'));
   router.get('/email/verify', verifyLimit, async (ctx) => {
     try {
       emailConfirmPage(ctx, deps.config, verificationTokenOf(ctx.query.token));

@@ -258,11 +258,11 @@ export async function admin(argv: string[], io: CliIo = process): Promise<number
     input = await sub.parse(values);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`${prefix}: ${err.message}\n${usage}`);
+      io.stderr.write(`${visible(`${prefix}: ${err.message}`)}\n${usage}`);
       return USAGE_ERROR;
     }
     if (err instanceof AdminError) {
-      io.stderr.write(`${prefix}: ${err.message}\n`);
+      io.stderr.write(`${visible(`${prefix}: ${err.message}`)}\n`);
       return 1;
     }
     throw err;

@@ -2,6 +2,7 @@
 // SIGTERM/SIGINT stop it gracefully (stop accepting, finish in-flight requests, close
 // the pool and the database).
 import { parseArgs } from 'node:util';
+import { visible } from 'provenant';
 import { ConfigError, loadConfig } from '../config.js';
 import { startServer } from '../serve.js';
 
@@ -39,7 +40,7 @@ export async function serve(argv: string[], io: CliIo = process): Promise<number
     running = await startServer(loadConfig(env));
   } catch (err) {
     const message = err instanceof ConfigError ? err.message : `could not start: ${(err as Error).message}`;
-    io.stderr.write(`provenant serve: ${message}\n`);
+    io.stderr.write(`${visible(`provenant serve: ${message}`)}\n`); // a database's or a proxy's text may be in it
     return 1;
   }
   const server = running;
@@ -51,7 +52,7 @@ export async function serve(argv: string[], io: CliIo = process): Promise<number
       server.close().then(
         () => resolve(0),
         (err: Error) => {
-          io.stderr.write(`provenant serve: shutdown failed: ${err.message}\n`);
+          io.stderr.write(`${visible(`provenant serve: shutdown failed: ${err.message}`)}\n`);
           resolve(1);
         },
       );

@@ -5,7 +5,7 @@ import type { ServerDeps } from '../deps.js';
 import { requireAuth, SESSION_ONLY } from '../auth/middleware.js';
 import { parseInput } from '../validate.js';
 import { createAppBody } from './schema.js';
-import { SESSION_TTL_SECONDS } from '../auth/tokens.js';
+import { SESSION_TTL_SECONDS } from '../domain/tokens.js';
 import { createApp, sessionToken } from '../domain/apps.js';
 import { appsAnswer, appTokenAnswer, appView } from './present.js';
 import { jsonBody } from '../body.js';

@@ -3,7 +3,7 @@
 // organization), what an account holds, profile changes, and what the operator sets
 // (tiers, organizations).
 import { randomUUID } from 'node:crypto';
-import { hashPassword } from '../auth/passwords.js';
+import { hashPassword } from './passwords.js';
 import { DomainError } from '../errors.js';
 import { StoreConflictError, type Agent, type Org, type OrgTier, type PublicField, type User, type UserTier } from '../store/index.js';
 import type { DomainDeps } from './deps.js';

@@ -1,7 +1,7 @@
 // Developer apps (decisions.md 5): an app's client_id is its UUID; its owner may mint
 // session tokens that carry the app (`app_id`).
 import { randomUUID } from 'node:crypto';
-import { issueSessionToken } from '../auth/tokens.js';
+import { issueSessionToken } from './tokens.js';
 import { DomainError } from '../errors.js';
 import type { App } from '../store/index.js';
 import type { DomainDeps } from './deps.js';

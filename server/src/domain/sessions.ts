@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { authChallenge, isAuthChallenge, normalizeAgentKey, parseAgentKey, parseSignatureBase64, verifyBytes } from 'provenant';
-import { hashPassword, verifyNothing, verifyPassword } from '../auth/passwords.js';
-import { issueSessionToken, verifySessionToken } from '../auth/tokens.js';
+import { hashPassword, verifyNothing, verifyPassword } from './passwords.js';
+import { issueSessionToken, verifySessionToken } from './tokens.js';
 import { DomainError } from '../errors.js';
 import { StoreConflictError, type User } from '../store/index.js';
 import { accountOf, createUserAccount, userOfToken, type Account } from './accounts.js';
@@ -63,7 +63,7 @@ export async function sessionOfToken(deps: DomainDeps, token: string): Promise<S
  * well), and returns the cut-off. Resolves once the clock has passed it, so that a token
  * issued afterwards is valid.
  */
-async function endSessions(deps: DomainDeps, userId: string, setCutoff: (cutoff: number) => Promise<boolean>): Promise<number> {
+async function endSessions(setCutoff: (cutoff: number) => Promise<boolean>): Promise<number> {
   const cutoff = Date.now() + 1;
   if (!(await setCutoff(cutoff))) throw new DomainError('invalid_token');
   while (Date.now() < cutoff) await sleep(1);
@@ -77,7 +77,7 @@ async function endSessions(deps: DomainDeps, userId: string, setCutoff: (cutoff:
  * end too; apps' OAuth tokens do not (revoke an app under /api/v1/account/apps).
  */
 export async function signOutEverywhere(deps: DomainDeps, userId: string): Promise<number> {
-  return endSessions(deps, userId, (cutoff) => deps.store.accounts.revokeSessions(userId, cutoff));
+  return endSessions((cutoff) => deps.store.accounts.revokeSessions(userId, cutoff));
 }
 
 /**
@@ -90,7 +90,7 @@ export async function changePassword(deps: DomainDeps, userId: string, input: { 
   const ok = user.passwordHash ? await verifyPassword(input.current_password, user.passwordHash) : await verifyNothing(input.current_password);
   if (!ok) throw new DomainError('invalid_credentials', 'The current password is wrong.');
   const passwordHash = await hashPassword(input.new_password);
-  await endSessions(deps, userId, (cutoff) => deps.store.accounts.setPassword(userId, passwordHash, cutoff));
+  await endSessions((cutoff) => deps.store.accounts.setPassword(userId, passwordHash, cutoff));
   return sessionOf(deps, await userOfToken(deps, userId));
 }
 

@@ -6,7 +6,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } f
 import { DomainError } from '../errors.js';
 import { loadSecret } from '../secrets.js';
 import type { App, OrgTier, QueuedEvent, Webhook, WebhookFilters, WebhookPatch } from '../store/index.js';
-import { checkedAddresses, parseWebhookUrl, WebhookUrlError, type HostResolver } from '../webhooks/url-rules.js';
+import { checkedAddresses, parseWebhookUrl, WebhookUrlError, type HostResolver } from './url-rules.js';
 import type { DomainDeps } from './deps.js';
 
 /** Spec 8: webhooks per organization, across its apps (null: unlimited). */

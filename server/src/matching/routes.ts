@@ -11,8 +11,8 @@ import { ApiError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
 import { verifyFile, verifyFuzzy } from './service.js';
 import { examineUpload, fingerprintUpload, readUpload } from './upload.js';
+import { rateLimitOf } from '../rate-limits.js';
 
-const MINUTE = 60_000;
 
 /**
  * Sends an answer that is JSON text already (service.ts body()). The header is set
@@ -42,14 +42,14 @@ export function matchingRoutes(deps: ServerDeps): Router {
   }
 
   // Spec 4.2: public, 30/min per IP; matches >= 60 (null similarities kept); issue 21: the file's Content Credentials.
-  router.post('/verify-file', rateLimit(deps, { name: 'sign-it:verify-file', max: 30, durationMs: MINUTE }), async (ctx) => {
+  router.post('/verify-file', rateLimit(deps, rateLimitOf('sign-it:verify-file')), async (ctx) => {
     // an empty body is no_file: never null here
     const examined = (await withUpload(ctx, true, (bytes) => examineUpload(deps, bytes)))!;
     sendJsonText(ctx, await verifyFile(deps, examined.fingerprint, examined.content_credentials));
   });
 
   // Spec 4.3: public, 30/min per IP; matches >= 70 (null similarities kept).
-  router.post('/verify-fuzzy', rateLimit(deps, { name: 'sign-it:verify-fuzzy', max: 30, durationMs: MINUTE }), jsonBody(), async (ctx) => {
+  router.post('/verify-fuzzy', rateLimit(deps, rateLimitOf('sign-it:verify-fuzzy')), jsonBody(), async (ctx) => {
     sendJsonText(ctx, await verifyFuzzy(deps.matching, ctx.request.body));
   });
 

@@ -4,10 +4,14 @@
 // uploads cannot exhaust memory), and decoding only in the worker pool (the event
 // loop never decodes or hashes a file).
 import type { Context } from 'koa';
-import { FingerprintError, PoolError, type ContentCredentials, type Fingerprint } from 'provenant';
-import type { ServerDeps } from '../deps.js';
+import { FingerprintError, PoolError, type ContentCredentials, type Fingerprint, type FingerprintPool } from 'provenant';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
 import { ApiError } from '../errors.js';
 import { discardBody, readRawBody } from '../body.js';
+
+/** The parts reading and fingerprinting an upload takes (ServerDeps has them; named here so deps.ts, which lists UploadGate, is not imported back). */
+type UploadDeps = { config: Config; log: Logger; pool: FingerprintPool };
 
 /** Spec 8: 50 MB per upload (MiB: 52,428,800 bytes). */
 export const UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024;
@@ -55,7 +59,7 @@ export class UploadGate {
  * PROVENANT_UPLOAD_GRACE_MS is 408 request_timeout, so a slow client cannot hold a
  * place at the gate.
  */
-export function readUpload(deps: Pick<ServerDeps, 'config'>, ctx: Context): Promise<Buffer> {
+export function readUpload(deps: Pick<UploadDeps, 'config'>, ctx: Context): Promise<Buffer> {
   const pace = { graceMs: deps.config.uploadGraceMs, minRate: deps.config.uploadMinRate };
   return readRawBody(ctx, UPLOAD_LIMIT_BYTES, { intoDeclared: true, pace });
 }
@@ -66,7 +70,7 @@ export function readUpload(deps: Pick<ServerDeps, 'config'>, ctx: Context): Prom
  * bytes, crashes or runs out of memory counts as unreadable). A full queue is 503 busy;
  * the deadline (spec 8: 60 s) is 504 fingerprint_timeout.
  */
-export async function fingerprintUpload(deps: Pick<ServerDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array): Promise<Fingerprint | null> {
+export async function fingerprintUpload(deps: Pick<UploadDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array): Promise<Fingerprint | null> {
   try {
     return await deps.pool.fingerprint(bytes);
   } catch (err) {
@@ -81,7 +85,7 @@ export interface ExaminedUpload {
 }
 
 /** fingerprintUpload's answer and the upload's Content Credentials, read in the pool beside it under the same deadline. */
-export async function examineUpload(deps: Pick<ServerDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array): Promise<ExaminedUpload> {
+export async function examineUpload(deps: Pick<UploadDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array): Promise<ExaminedUpload> {
   try {
     return await deps.pool.examine(bytes);
   } catch (err) {
@@ -91,7 +95,7 @@ export async function examineUpload(deps: Pick<ServerDeps, 'config' | 'log' | 'p
 }
 
 /** A pool failure as an ApiError (busy, timeout), or null for a file that could not be fingerprinted. */
-function poolFailure(deps: Pick<ServerDeps, 'config' | 'log'>, err: unknown): null {
+function poolFailure(deps: Pick<UploadDeps, 'config' | 'log'>, err: unknown): null {
   if (err instanceof PoolError && (err.code === 'busy' || err.code === 'closed')) throw new ApiError('busy', undefined, {}, { 'Retry-After': '1' });
   if ((err instanceof PoolError || err instanceof FingerprintError) && err.code === 'timeout') {
     throw new ApiError('fingerprint_timeout', `Fingerprinting did not finish within ${deps.config.fingerprintTimeoutMs / 1000} seconds.`);

@@ -15,8 +15,8 @@ import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import { clientKey } from '../ratelimit.js';
 import type { Params } from './rules.js';
+import { rateLimitOf } from '../rate-limits.js';
 
-const MINUTE = 60_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a handler tells the limit about its request when the status alone does not (a 200 revocation that revoked nothing). */
@@ -38,9 +38,10 @@ export function recordOutcome(ctx: Context, outcome: LimitOutcome): void {
  * request whose success or failure window is full, runs it, then counts it in the
  * window its outcome names. X-RateLimit-* headers describe the fuller window.
  */
-export function perClientOutcomeLimit(deps: Pick<ServerDeps, 'config' | 'rateLimits'>, name: string, max = 50) {
-  const successes = { name, max, durationMs: MINUTE };
-  const failures = { name: `${name}:failures`, max, durationMs: MINUTE };
+export function perClientOutcomeLimit(deps: Pick<ServerDeps, 'config' | 'rateLimits'>, limitName: 'oauth:token' | 'oauth:revoke') {
+  const { name, max, durationMs } = rateLimitOf(limitName);
+  const successes = { name, max, durationMs };
+  const failures = { name: `${name}:failures`, max, durationMs };
   return async function perClientOutcomeLimitMiddleware(ctx: Context, next: Next): Promise<void> {
     if (!deps.config.rateLimit) return next();
     const client = perClient(deps, ctx);

@@ -10,7 +10,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { ZodError } from 'zod';
 import { bearerToken, requireAuth, SESSION_ONLY } from '../auth/middleware.js';
 import { passwordAttempts } from '../auth/password-attempts.js';
-import { SESSION_TTL_SECONDS } from '../auth/tokens.js';
+import { SESSION_TTL_SECONDS } from '../domain/tokens.js';
 import { jsonBody } from '../body.js';
 import type { ServerDeps } from '../deps.js';
 import {
@@ -29,12 +29,12 @@ import {
 } from './rules.js';
 import { perClientOutcomeLimit, recordOutcome } from './limits.js';
 import { consentForm, signInForm } from './schema.js';
+import { rateLimitOf } from '../rate-limits.js';
 
 export const OAUTH_PREFIX = '/oauth';
 export const WELL_KNOWN_PREFIX = '/.well-known';
 export const ACCOUNT_PREFIX = '/api/v1/account';
 
-const MINUTE = 60_000;
 /** OAuth bodies are a few parameters: a small limit, read before the per-client limit needs client_id. */
 const OAUTH_BODY_BYTES = 16 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -191,7 +191,7 @@ async function authorize(ctx: Context, deps: ServerDeps, passwordLimit: Middlewa
 
 export function oauthRoutes(deps: ServerDeps): Router {
   const router = new Router();
-  const perIp = rateLimit(deps, { name: 'oauth:authorize', max: 100, durationMs: MINUTE });
+  const perIp = rateLimit(deps, rateLimitOf('oauth:authorize'));
   const body = jsonBody({ limitBytes: OAUTH_BODY_BYTES });
 
   // Spec 4.16, 8: public, 100/min per IP; the pages' forms post back here.
@@ -211,7 +211,7 @@ export function oauthRoutes(deps: ServerDeps): Router {
   });
 
   // Spec 2.8, 4.16, 8: an access token (never a session token); 500/min per token.
-  router.get('/userinfo', oauthErrors, rateLimit(deps, { name: 'oauth:userinfo', max: 500, durationMs: MINUTE, key: perToken(deps) }), async (ctx) => {
+  router.get('/userinfo', oauthErrors, rateLimit(deps, { ...rateLimitOf('oauth:userinfo'), key: perToken(deps) }), async (ctx) => {
     noStore(ctx);
     const token = bearerToken(ctx);
     if (token === null) throw new ApiError('invalid_token', 'Send the access token as Authorization: Bearer <token>.', {}, { 'WWW-Authenticate': 'Bearer' });

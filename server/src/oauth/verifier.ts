@@ -2,7 +2,7 @@
 // the server's list (root.ts), after the session tokens'. The caller it returns
 // carries the app (its webhooks hear of the signs and revocations made through it,
 // spec 6) and the token's scopes (requireAuth checks sign and verify).
-import type { TokenVerifier } from '../auth/middleware.js';
+import type { TokenVerifier } from '../deps.js';
 import { accessOf } from '../domain/oauth.js';
 
 export const oauthAccessTokenVerifier: TokenVerifier = async (deps, token) => {

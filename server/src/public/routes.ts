@@ -15,14 +15,13 @@ import { ASSETS, assetBytes } from './assets.js';
 import { openApiDocument } from './openapi.js';
 import { badgeJson, badgeSvg, contentRightsAnswer, CONTACT_ANSWER, creatorAnswer, creatorHtml, publicProfile } from './present.js';
 import { parseBadgeOptions, parseContact, parseCreatorId } from './schema.js';
+import { rateLimitOf } from '../rate-limits.js';
 
 export const SIGN_IT = '/api/v1/sign-it';
-const MINUTE = 60_000;
-const HOUR = 3_600_000;
 /** Spec 4.14: content rights may be cached for 5 minutes, here and at the edge. */
 export const CONTENT_RIGHTS_MAX_AGE_SECONDS = 300;
 /** Spec 8: POST /contact, 3 per hour per IP. */
-export const CONTACT_RATE = { name: 'sign-it:contact', max: 3, durationMs: HOUR } as const;
+export const CONTACT_RATE = rateLimitOf('sign-it:contact');
 /** Far above any valid request (500 + 254 + 100 characters of fields, JSON-escaped). */
 const CONTACT_BODY_LIMIT = 16 * 1024;
 
@@ -61,7 +60,7 @@ export function publicRoutes(deps: ServerDeps): Router {
   const readContactBody = jsonBody({ limitBytes: CONTACT_BODY_LIMIT });
 
   // Spec 4.6: JSON, or the creator's page for a browser (Accept: text/html); 30/min per IP.
-  router.get(`${SIGN_IT}/creator/:id`, rateLimit(deps, { name: 'sign-it:creator', max: 30, durationMs: MINUTE }), async (ctx) => {
+  router.get(`${SIGN_IT}/creator/:id`, rateLimit(deps, rateLimitOf('sign-it:creator')), async (ctx) => {
     const creator = await findCreator(deps.store, parseCreatorId(ctx.params.id));
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Vary', 'Accept');
@@ -75,7 +74,7 @@ export function publicRoutes(deps: ServerDeps): Router {
   });
 
   // The creator's page at a short address (same limit as the JSON).
-  router.get('/c/:id', rateLimit(deps, { name: 'sign-it:creator', max: 30, durationMs: MINUTE }), async (ctx) => {
+  router.get('/c/:id', rateLimit(deps, rateLimitOf('sign-it:creator')), async (ctx) => {
     const creator = await findCreator(deps.store, parseCreatorId(ctx.params.id));
     ctx.set('Cache-Control', 'no-store');
     pageHeaders(ctx);
@@ -84,7 +83,7 @@ export function publicRoutes(deps: ServerDeps): Router {
   });
 
   // Spec 4.14, decisions.md 9: 60/min per IP; cached 5 minutes (dropped when the file's records change).
-  router.get(`${SIGN_IT}/content-rights`, rateLimit(deps, { name: 'sign-it:content-rights', max: 60, durationMs: MINUTE }), async (ctx) => {
+  router.get(`${SIGN_IT}/content-rights`, rateLimit(deps, rateLimitOf('sign-it:content-rights')), async (ctx) => {
     const hash = parseHashQuery(ctx.query.hash);
     const body = await deps.contentRightsCache.get(hash, async () => contentRightsAnswer(await fileRights(deps.store, hash)));
     ctx.set('Cache-Control', `public, max-age=${CONTENT_RIGHTS_MAX_AGE_SECONDS}`);
@@ -94,7 +93,7 @@ export function publicRoutes(deps: ServerDeps): Router {
   });
 
   // Spec 4.14, decisions.md 9: SVG (embedded as an image anywhere) or JSON; 60/min per IP.
-  router.get(`${SIGN_IT}/badge`, rateLimit(deps, { name: 'sign-it:badge', max: 60, durationMs: MINUTE }), async (ctx) => {
+  router.get(`${SIGN_IT}/badge`, rateLimit(deps, rateLimitOf('sign-it:badge')), async (ctx) => {
     const hash = parseHashQuery(ctx.query.hash);
     const options = parseBadgeOptions(ctx.query);
     const json = badgeJson(await fileRights(deps.store, hash));

@@ -28,8 +28,8 @@ import {
   parseThumbnail,
 } from './schema.js';
 import { jsonBody } from '../body.js';
+import { rateLimitOf } from '../rate-limits.js';
 
-const MINUTE = 60_000;
 
 function authOf(ctx: Context): AuthState {
   return ctx.state.auth as AuthState;
@@ -44,7 +44,7 @@ export function signItRoutes(deps: ServerDeps): Router {
   router.use(jsonBody()); // the routes here read JSON bodies (body.ts)
 
   // Spec 4.1: public, 30/min per IP, read through the verify cache.
-  router.get('/verify', rateLimit(deps, { name: 'sign-it:verify', max: 30, durationMs: MINUTE }), async (ctx) => {
+  router.get('/verify', rateLimit(deps, rateLimitOf('sign-it:verify')), async (ctx) => {
     const hash = parseHashQuery(ctx.query.hash);
     const body = await deps.verifyCache.get(hash, async () => verifyAnswer(await deps.store.signatures.findByFileHash(hash)));
     ctx.type = 'application/json';
@@ -86,13 +86,13 @@ export function signItRoutes(deps: ServerDeps): Router {
   });
 
   // Spec 4.5: public, 60/min per IP.
-  router.get('/quota/by-agent', rateLimit(deps, { name: 'sign-it:quota-by-agent', max: 60, durationMs: MINUTE }), async (ctx) => {
+  router.get('/quota/by-agent', rateLimit(deps, rateLimitOf('sign-it:quota-by-agent')), async (ctx) => {
     noStore(ctx);
     ctx.body = await agentQuota(deps, parseAgentKeyQuery(ctx.query.agent_pub_key), parseClientIdQuery(ctx.query.client_id));
   });
 
   // Spec 4.14, decisions.md 2: 60/min per IP.
-  router.post('/quota/sync-by-agent', rateLimit(deps, { name: 'sign-it:quota-sync', max: 60, durationMs: MINUTE }), async (ctx) => {
+  router.post('/quota/sync-by-agent', rateLimit(deps, rateLimitOf('sign-it:quota-sync')), async (ctx) => {
     noStore(ctx);
     ctx.body = await syncAgentQuota(deps, parseQuotaSync(ctx.request.body));
   });

@@ -7,7 +7,7 @@
 import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import { checkedAddresses, hostOf, parseWebhookUrl, WebhookUrlError, type HostResolver } from './url-rules.js';
+import { checkedAddresses, hostOf, parseWebhookUrl, WebhookUrlError, type HostResolver } from '../domain/url-rules.js';
 
 /** Spec 6 rule 3, spec 8: the receiver must answer 2xx within this. */
 export const WEBHOOK_DEADLINE_MS = 10_000;

@@ -15,7 +15,7 @@ import type { Logger } from '../log.js';
 import type { Store, WebhookDelivery } from '../store/index.js';
 import type { SecureContext } from 'node:tls';
 import { ClaimLostError, deliverWebhook, trustingExtraCa, WEBHOOK_DEADLINE_MS, type DeliveryOutcome } from './deliver.js';
-import { createHostResolver, type HostResolver } from './url-rules.js';
+import { createHostResolver, type HostResolver } from '../domain/url-rules.js';
 
 /** How often the outbox is looked at without a wake. */
 const POLL_MS = 1_000;
@@ -192,17 +192,14 @@ export class WebhookDispatcher {
       // closing: left leased, so the next start (or another node) sends it, with the same delivery id
       if (!outcome.ok && outcome.reason === 'aborted') return;
       // another claim has it (or will, once the lease runs out): its sender records the outcome
-      if ((!outcome.ok && outcome.reason === 'superseded') || claim.signal.aborted) {
+      if ((!outcome.ok && outcome.reason === 'superseded') || claim.signal.reason instanceof ClaimLostError) {
         this.counts.superseded += 1;
         log.warn('webhooks: claim lost (this node stalled past its lease); left to the current claim', { delivery: delivery.id, webhook: delivery.webhookId, claim: delivery.attempts });
         return;
       }
       // recorded only while the claim is current (a stalled sender's timeout must not count against the webhook)
       const result = await store.webhooks.finishDelivery(delivery.id, { ok: outcome.ok, at: Date.now() }, MAX_CONSECUTIVE_FAILURES, delivery.attempts);
-      if (result === 'gone' && !claim.signal.aborted) {
-        log.warn('webhooks: delivery gone before its outcome was recorded (deleted, or claimed again after a stall)', { delivery: delivery.id, webhook: delivery.webhookId, ok: outcome.ok });
-        return;
-      }
+      if (result === 'gone') log.debug('webhooks: delivery gone before its outcome was recorded (its webhook deleted or disabled, or claimed again)', { delivery: delivery.id, webhook: delivery.webhookId });
       if (outcome.ok) {
         this.counts.delivered += 1;
         log.debug('webhooks: delivered', { delivery: delivery.id, webhook: delivery.webhookId, event: event.type, status: outcome.status });

@@ -13,6 +13,7 @@ import { parseInput } from '../validate.js';
 import { createWebhook, deleteWebhook, listWebhooks, namedAppIsOwned, updateWebhook, type WebhookCaller, type WebhookDeps } from '../domain/webhooks.js';
 import { createWebhookBody, updateWebhookBody, webhookQuery } from './schema.js';
 import { catalogAnswer, createdAnswer, listAnswer, webhookView } from './present.js';
+import { rateLimitOf } from '../rate-limits.js';
 
 // Mounted at /api/v1 with paths under /webhooks: the collection is itself an endpoint,
 // and @koa/router cannot route an empty path under a prefix (nor should the API
@@ -41,7 +42,7 @@ export function webhookRoutes(deps: ServerDeps): Router {
   router.post(
     '/webhooks',
     session,
-    rateLimit(deps, { name: 'webhooks:create', max: 30, durationMs: 60_000, key: (ctx) => ctx.state.auth!.userId }),
+    rateLimit(deps, { ...rateLimitOf('webhooks:create'), key: (ctx) => ctx.state.auth!.userId }),
     async (ctx) => {
       const caller = await sessionCaller(domain, ctx);
       const body = parseInput(createWebhookBody, ctx.request.body);

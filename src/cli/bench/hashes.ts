@@ -2,15 +2,15 @@
 // worker pool), and peers found at run time (sharp-phash, imghash, fpcalc), named in the
 // report, never required: a peer that is not installed is reported as missing.
 //
-// Every hash gives a score per pair, higher = closer (a 0-100 similarity), and the rules
-// the service matches by. Ours: the index's candidate rule (a band shared at the same
-// position, decisions.md 3), verify-file (a candidate with similarity >= 60) and
-// verify-fuzzy (>= 70). Peers have no bands: their rules are the same similarity
-// thresholds on their own bits.
-//
-// PDQ and vPDQ (issue 28) join OUR_HASHES when the library computes them: a PDQ family
-// scores 256 - Hamming distance and matches at distance <= 31 (score >= 225) between
-// hashes of quality >= 50, read from the same pool task as ImagePHash.
+// Every hash gives a score per pair, higher = closer, and the rules the service matches
+// by. ImagePHash, AudioChromaprint, VideoPHash: the index's candidate rule (a band
+// shared at the same position, decisions.md 3), verify-file (a candidate with similarity
+// >= 60) and verify-fuzzy (>= 70). PDQ (issue 28): distance <= 31 between hashes of
+// quality >= 50 (Meta's thresholds), as stored, and with the query's eight dihedral
+// variants as verify-file tries them; and verify-file's own answer, ImagePHash or PDQ.
+// vPDQ: Meta's rule, at least 80 % of the query's frames (quality >= 50) within 31 of a
+// frame of the other; and VideoPHash or vPDQ. Peers have no bands: their rules are the
+// same similarity thresholds on their own bits.
 import { execFile } from 'node:child_process';
 import { constants, existsSync, readFileSync } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
@@ -18,7 +18,9 @@ import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import type { MediaKind } from '../../lib/detect.js';
 import { alignedSimilarity, SEQUENCE_ALIGNMENT, similarityFromDistance } from '../../lib/hamming.js';
+import { pdqDistance, pdqFromHex, type PdqFingerprint, type VpdqFingerprint } from '../../lib/pdq.js';
 import type { Fingerprint, HashType } from '../../lib/types.js';
+import type { FingerprintOutcome } from '../../media/errors.js';
 import type { FingerprintPool } from '../../pool/index.js';
 
 /** One file's hash under one family. */
@@ -26,15 +28,21 @@ export interface HashValue {
   bytes: Uint8Array;
   /** The 8 LSH bands (ours); null for hashes without bands. */
   bands: number[][] | null;
+  /** PDQ: the quality score 0-100. */
+  quality?: number;
+  /** PDQ: the eight dihedral hashes (Meta's order, [0] = bytes), when known. */
+  dihedral?: Uint8Array[];
+  /** vPDQ: the frames' hashes and qualities. */
+  frames?: { hash: Uint8Array; quality: number }[];
+  /** PDQ and vPDQ: the same file's ImagePHash or VideoPHash, for verify-file's "either" rule. */
+  partner?: HashValue | null;
 }
 
 export interface MatchRule {
   name: string;
   description: string;
-  /** Matches when score >= minScore ... */
-  minScore: number;
-  /** ... and, when set, the two share a band at the same position. */
-  band: boolean;
+  /** Whether `query` (a variant, or the second of a pair) matches `stored` (an original); `score` is compare(stored, query). */
+  match(stored: HashValue, query: HashValue, score: number | null): boolean;
 }
 
 export interface HashFamily {
@@ -44,7 +52,7 @@ export interface HashFamily {
   /** What a score is, for the report. */
   score: string;
   rules: MatchRule[];
-  compare(a: HashValue, b: HashValue): number | null;
+  compare(stored: HashValue, query: HashValue): number | null;
 }
 
 /** Whether two hashes share a band at the same position (decisions.md 3, "Candidates"). */
@@ -62,15 +70,18 @@ export function shareBand(a: HashValue, b: HashValue): boolean {
 export const VERIFY_FILE_MIN = 60;
 export const VERIFY_FUZZY_MIN = 70;
 
+const candidate = (a: HashValue, b: HashValue) => shareBand(a, b);
+const atLeast = (min: number) => (score: number | null) => score !== null && score >= min;
+
 const SERVICE_RULES: MatchRule[] = [
-  { name: 'band', description: 'shares a band at the same position (the index\'s candidate rule)', minScore: -Infinity, band: true },
-  { name: 'verify-file', description: `a candidate with similarity >= ${VERIFY_FILE_MIN}`, minScore: VERIFY_FILE_MIN, band: true },
-  { name: 'verify-fuzzy', description: `a candidate with similarity >= ${VERIFY_FUZZY_MIN}`, minScore: VERIFY_FUZZY_MIN, band: true },
+  { name: 'band', description: 'shares a band at the same position (the index\'s candidate rule)', match: (a, b) => candidate(a, b) },
+  { name: 'verify-file', description: `a candidate with similarity >= ${VERIFY_FILE_MIN}`, match: (a, b, s) => atLeast(VERIFY_FILE_MIN)(s) && candidate(a, b) },
+  { name: 'verify-fuzzy', description: `a candidate with similarity >= ${VERIFY_FUZZY_MIN}`, match: (a, b, s) => atLeast(VERIFY_FUZZY_MIN)(s) && candidate(a, b) },
 ];
 
 const PEER_RULES: MatchRule[] = [
-  { name: `sim>=${VERIFY_FILE_MIN}`, description: `similarity >= ${VERIFY_FILE_MIN} (the service's verify-file threshold on this hash's bits)`, minScore: VERIFY_FILE_MIN, band: false },
-  { name: `sim>=${VERIFY_FUZZY_MIN}`, description: `similarity >= ${VERIFY_FUZZY_MIN} (verify-fuzzy's)`, minScore: VERIFY_FUZZY_MIN, band: false },
+  { name: `sim>=${VERIFY_FILE_MIN}`, description: `similarity >= ${VERIFY_FILE_MIN} (the service's verify-file threshold on this hash's bits)`, match: (_a, _b, s) => atLeast(VERIFY_FILE_MIN)(s) },
+  { name: `sim>=${VERIFY_FUZZY_MIN}`, description: `similarity >= ${VERIFY_FUZZY_MIN} (verify-fuzzy's)`, match: (_a, _b, s) => atLeast(VERIFY_FUZZY_MIN)(s) },
 ];
 
 function ours(name: HashType, kind: MediaKind): HashFamily {
@@ -114,14 +125,90 @@ function sequenceSimilarity(rule: { unitBytes: 4 | 8; maxShift: number; minOverl
   };
 }
 
-/** The library's hashes, one per media type (PDQ and vPDQ go here, see above). */
+// ---- PDQ and vPDQ (issue 28) ----------------------------------------------------------
+
+/** Meta's PDQ match: distance <= 31 between hashes of quality >= 50. */
+export const PDQ_MAX_DISTANCE = 31;
+export const PDQ_MIN_QUALITY = 50;
+/** vPDQ: a match when at least this share of the query's frames find a partner. */
+export const VPDQ_MIN_SHARE = 80;
+
+const pdqGood = (v: HashValue) => (v.quality ?? 0) >= PDQ_MIN_QUALITY;
+
+/** The smallest distance from any of the query's dihedral hashes (its own alone when they are unknown) to the stored hash. */
+function dihedralDistance(stored: HashValue, query: HashValue): number {
+  let best = 256;
+  for (const h of query.dihedral ?? [query.bytes]) best = Math.min(best, pdqDistance(stored.bytes, h));
+  return best;
+}
+
+const IMAGE_VERIFY_FILE = SERVICE_RULES[1];
+
+export const PDQ_HASH: HashFamily = {
+  name: 'PDQ',
+  kind: 'image',
+  origin: 'provenant',
+  score: 'bits equal of 256 (256 - distance)',
+  compare: (a, b) => (a.bytes.length === 32 && b.bytes.length === 32 ? 256 - pdqDistance(a.bytes, b.bytes) : null),
+  rules: [
+    { name: 'pdq<=31', description: `distance <= ${PDQ_MAX_DISTANCE}, both of quality >= ${PDQ_MIN_QUALITY} (Meta's thresholds), the hashes as stored`, match: (a, b, s) => s !== null && 256 - s <= PDQ_MAX_DISTANCE && pdqGood(a) && pdqGood(b) },
+    { name: 'pdq+dihedral', description: 'the same with the query\'s eight dihedral hashes (rotations, mirrors), as verify-file tries them', match: (a, b) => pdqGood(a) && pdqGood(b) && dihedralDistance(a, b) <= PDQ_MAX_DISTANCE },
+    {
+      name: 'verify-file',
+      description: 'verify-file\'s answer: ImagePHash (a candidate with similarity >= 60) or PDQ with dihedral variants',
+      match: (a, b) => (a.partner != null && b.partner != null && IMAGE_VERIFY_FILE.match(a.partner, b.partner, bitsSimilarity(a.partner, b.partner)))
+        || (pdqGood(a) && pdqGood(b) && dihedralDistance(a, b) <= PDQ_MAX_DISTANCE),
+    },
+  ],
+};
+
+/** vPDQ's score: the share (0-100) of the query's good frames within 31 of a good frame of the stored video. */
+function vpdqShare(stored: HashValue, query: HashValue): number | null {
+  const targets = (stored.frames ?? []).filter((f) => f.quality >= PDQ_MIN_QUALITY);
+  const asked = (query.frames ?? []).filter((f) => f.quality >= PDQ_MIN_QUALITY);
+  if (targets.length === 0 || asked.length === 0) return null;
+  let found = 0;
+  for (const q of asked) if (targets.some((t) => pdqDistance(t.hash, q.hash) <= PDQ_MAX_DISTANCE)) found++;
+  return Math.floor((100 * found) / asked.length);
+}
+
+const VIDEO_RULES = SERVICE_RULES;
+
+export const VPDQ_HASH: HashFamily = {
+  name: 'vPDQ',
+  kind: 'video',
+  origin: 'provenant',
+  score: 'share of the query\'s frames (quality >= 50) within distance 31 of a frame of the other, 0-100',
+  compare: vpdqShare,
+  rules: [
+    { name: 'vpdq>=80%', description: `at least ${VPDQ_MIN_SHARE} % of the query's frames find a partner (Meta's vPDQ)`, match: (_a, _b, s) => atLeast(VPDQ_MIN_SHARE)(s) },
+    {
+      name: 'verify-file',
+      description: 'verify-file\'s answer: VideoPHash (a candidate with similarity >= 60) or vPDQ',
+      match: (a, b, s) => atLeast(VPDQ_MIN_SHARE)(s)
+        || (a.partner != null && b.partner != null && VIDEO_RULES[1].match(a.partner, b.partner, sequenceSimilarity(SEQUENCE_ALIGNMENT.VideoPHash)(a.partner, b.partner))),
+    },
+  ],
+};
+
+/** The library's hashes per media type: the spec's fingerprint, then PDQ or vPDQ beside it. */
 export const OUR_HASHES: readonly HashFamily[] = [
   ours('ImagePHash', 'image'),
+  PDQ_HASH,
   ours('AudioChromaprint', 'audio'),
   ours('VideoPHash', 'video'),
+  VPDQ_HASH,
 ];
 
+/** The spec's fingerprint of a media type (the one the pool's fingerprint answers). */
 export const ourHashFor = (kind: MediaKind): HashFamily => OUR_HASHES.find((f) => f.kind === kind)!;
+
+/** A record's pdq_hash as HashValues: a PDQ, or a vPDQ's frames; `partner` the same file's spec fingerprint. */
+export function fromPdq(pdq: PdqFingerprint | VpdqFingerprint, partner: HashValue | null): HashValue {
+  if (pdq.hash_type === 'PDQ') return { bytes: pdqFromHex(pdq.hash_value), bands: null, quality: pdq.quality, partner };
+  const frames = pdq.frames.map((f) => ({ hash: pdqFromHex(f.hash_value), quality: f.quality }));
+  return { bytes: new Uint8Array(0), bands: null, frames, partner };
+}
 
 /** A fingerprint as a HashValue. */
 export const fromFingerprint = (fp: Fingerprint): HashValue => ({ bytes: Uint8Array.from(fp.hash_value), bands: fp.bands });
@@ -272,15 +359,24 @@ export async function findPeers(): Promise<Peer[]> {
 
 // ---- hashing in the pool ------------------------------------------------------------
 
-export type HashOutcome = { fingerprint: Fingerprint } | { failure: string };
+export type HashOutcome = { fingerprint: Fingerprint; pdq: PdqFingerprint | VpdqFingerprint | null } | { failure: string };
+
+/** The pool's fingerprint task asked for the PDQ too (images: one decode gives both; video: vPDQ of the same frames). */
+export async function fingerprintWithPdq(pool: FingerprintPool, bytes: Uint8Array, timeoutMs: number): Promise<HashOutcome> {
+  const buffer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
+  const outcome = await pool.run<FingerprintOutcome>('fingerprint', { buffer, deadline: Date.now() + timeoutMs, pdq: true }, [buffer as ArrayBuffer]);
+  if ('failure' in outcome) return { failure: outcome.message };
+  if (outcome.fingerprint === null) return { failure: 'no fingerprint (not a supported file, or audio under about 3 s)' };
+  return { fingerprint: outcome.fingerprint, pdq: outcome.pdq_hash ?? null };
+}
 
 /**
- * Our fingerprint of every file, in the worker pool with `lanes` files in flight; each
- * lane reads its next file while the pool works on its current one, so the workers never
- * wait for a read. `onEach` after each file. A file that cannot be read or decoded, or
- * gives no fingerprint, is a failure with its reason.
+ * Our fingerprints (and PDQ) of every file, in the worker pool with `lanes` files in
+ * flight; each lane reads its next file while the pool works on its current one, so the
+ * workers never wait for a read. `onEach` after each file. A file that cannot be read
+ * or decoded, or gives no fingerprint, is a failure with its reason.
  */
-export async function hashFiles(pool: FingerprintPool, paths: readonly string[], lanes: number, onEach?: () => void): Promise<HashOutcome[]> {
+export async function hashFiles(pool: FingerprintPool, paths: readonly string[], lanes: number, onEach?: () => void, timeoutMs = 10 * 60_000): Promise<HashOutcome[]> {
   const out: HashOutcome[] = new Array(paths.length);
   let next = 0;
   const read = (i: number) => readFile(paths[i]).then((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength), (e: unknown) => e as Error);
@@ -290,11 +386,10 @@ export async function hashFiles(pool: FingerprintPool, paths: readonly string[],
     while (current !== null) {
       const [i, bytes] = current;
       const file = await bytes;
-      const fingerprint = file instanceof Error ? Promise.reject(file) : pool.fingerprint(file);
+      const hashed = file instanceof Error ? Promise.reject(file) : fingerprintWithPdq(pool, file, timeoutMs);
       current = claim(); // read ahead while the pool works
       try {
-        const fp = await fingerprint;
-        out[i] = fp === null ? { failure: 'no fingerprint (not a supported file, or audio under about 3 s)' } : { fingerprint: fp };
+        out[i] = await hashed;
       } catch (e) {
         out[i] = { failure: (e as Error).message };
       }

@@ -2,15 +2,16 @@
 // (and, with --server, on your own deployment). Without DIR, a small built-in sample made
 // on the fly. docs/bench-command.md says what each figure means.
 import { readFile, writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { Command } from '../main.js';
+import type { Command } from '../command.js';
 import { USAGE_ERROR, UsageError } from '../usage.js';
 import { compareResults, parseResult } from './compare.js';
 import { reportHtml } from './html.js';
 import { resultText } from './output.js';
 import { terminalProgress } from './progress.js';
 import { runBench, type BenchOptions } from './run.js';
+import { workersFromEnv } from '../../pool/index.js';
+import { terminalJson } from '../../lib/terminal-text.js';
 import { visible } from './text.js';
 
 const USAGE = `usage: provenant bench [DIR...] [options]
@@ -59,8 +60,7 @@ function integer(name: string, value: string | undefined, min: number, max: numb
 }
 
 function defaultWorkers(): number {
-  const env = Number(process.env.PROVENANT_WORKERS);
-  return Number.isInteger(env) && env >= 1 ? env : availableParallelism();
+  return workersFromEnv();
 }
 
 export const run: Command = async (args) => {
@@ -129,6 +129,7 @@ export const run: Command = async (args) => {
     await writeFile(report, reportHtml(result, comparison));
     process.stderr.write(`provenant bench: report written to ${visible(report)}\n`);
   }
-  process.stdout.write(json ? `${JSON.stringify(comparison === null ? result : { ...result, comparison }, null, 1)}\n` : resultText(result, comparison));
+  // JSON as the other commands print it for a terminal: the corpus's names may hold control characters
+  process.stdout.write(json ? `${terminalJson(comparison === null ? result : { ...result, comparison })}\n` : resultText(result, comparison));
   return 0;
 };

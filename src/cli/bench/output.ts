@@ -50,7 +50,7 @@ export function resultText(r: BenchResult, comparison: Comparison | null): strin
   }
   if (r.speed.length > 0) {
     out.push('\nSpeed: files per second (decode and hash, the pool) against the same files decoded only');
-    out.push(table(['type', 'files', 'files/s', 'decode only', 'of decode'], r.speed.map((s) => [s.kind, String(s.files), fixed(s.filesPerSecond, 1), fixed(s.floor?.filesPerSecond, 1), s.ofFloor === null ? '-' : `${s.ofFloor.toFixed(2)}x`])));
+    out.push(table(['type', 'files', 'not hashed', 'files/s', 'decode only', 'of decode'], r.speed.map((s) => [s.kind, String(s.files), String(s.failed), fixed(s.filesPerSecond, 1), fixed(s.floor?.filesPerSecond, 1), s.ofFloor === null ? '-' : `${s.ofFloor.toFixed(2)}x`])));
     if (r.peerSpeed.length > 0) out.push(table(['peer', 'files', 'files/s'], r.peerSpeed.map((p) => [p.name, String(p.files), fixed(p.filesPerSecond, 1)])));
   }
   if (r.index.length > 0) {

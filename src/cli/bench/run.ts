@@ -11,9 +11,11 @@ import type { MediaKind } from '../../lib/detect.js';
 import type { Fingerprint, HashType } from '../../lib/types.js';
 import { packageRoot, wasmFlavor } from '../../lib/wasm.js';
 import { ffmpegPath } from '../../media/ffmpeg.js';
+import { pdqFromHex } from '../../lib/pdq.js';
 import { createFingerprintPool, type FingerprintPool } from '../../pool/index.js';
 import { findOriginals, type Skipped } from './corpus.js';
-import { findPeers, fromFingerprint, hashFiles, hashWithPeer, ourHashFor, shareBand, type HashFamily, type HashValue, type PeerStatus } from './hashes.js';
+import { findPeers, fromFingerprint, fromPdq, hashFiles, hashWithPeer, OUR_HASHES, ourHashFor, type HashFamily, type HashOutcome, type HashValue, type PeerStatus } from './hashes.js';
+import type { PdqFingerprint, VpdqFingerprint } from '../../lib/pdq.js';
 import { measureIndex, type IndexFigures } from './index-speed.js';
 import { loadEndpoint, serverBase, type EndpointLoad, type LoadRequest } from './load.js';
 import { addScore, emptyHistogram, pairPlan, pairs, rocCurve, thresholdAtFalseMatchRate, type Histogram, type RocPoint } from './metrics.js';
@@ -93,8 +95,10 @@ export interface SpeedFigures {
   files: number;
   seconds: number;
   filesPerSecond: number;
-  /** The same files decoded only, in the same pool with as many in flight. */
-  floor: { seconds: number; filesPerSecond: number } | null;
+  /** Of `files`, those our hashing refused (undecodable, or audio too short): they count, quickly, on both sides. */
+  failed: number;
+  /** The same files decoded only, in the same pool with as many in flight (`failed`: files the decode refused). */
+  floor: { seconds: number; filesPerSecond: number; failed: number } | null;
   /** Ours as a share of the floor's rate. */
   ofFloor: number | null;
 }
@@ -190,8 +194,7 @@ export function measureQuality(
   maxPairs: number,
   seed: number,
 ): HashQuality {
-  const matches = (rule: HashFamily['rules'][number], score: number | null, a: HashValue, b: HashValue) =>
-    score !== null && score >= rule.minScore && (!rule.band || shareBand(a, b));
+  const matches = (rule: HashFamily['rules'][number], score: number | null, a: HashValue, b: HashValue) => rule.match(a, b, score);
   const same = emptyHistogram();
   const perTransform = new Map(transforms.map((t) => [t, { n: 0, sum: 0, scored: 0, hits: Object.fromEntries(family.rules.map((r) => [r.name, 0])) as Record<string, number> }]));
   const overall = Object.fromEntries(family.rules.map((r) => [r.name, 0])) as Record<string, number>;
@@ -300,6 +303,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     // 2. our hashes of the originals, per kind, timed (files per second)
     const originals = corpus.originals;
     const ourOf: (Fingerprint | null)[] = new Array(originals.length).fill(null);
+    const pdqOf: (PdqFingerprint | VpdqFingerprint | null)[] = new Array(originals.length).fill(null);
     const speed: SpeedFigures[] = [];
     o.progress.stage('hashing originals', originals.length);
     const timed: Record<string, { seconds: number; files: number }> = {};
@@ -319,17 +323,19 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       }
       timed[kind] = { seconds: seconds(t0), files: passes * paths.length };
       out.forEach((r, k) => {
-        if ('fingerprint' in r) ourOf[idx[k]] = r.fingerprint;
-        else skipped.push({ path: originals[idx[k]].path, reason: r.failure });
+        if ('fingerprint' in r) {
+          ourOf[idx[k]] = r.fingerprint;
+          pdqOf[idx[k]] = r.pdq;
+        } else skipped.push({ path: originals[idx[k]].path, reason: r.failure });
       });
     }
     // originals we cannot hash are left out from here on
-    const kept = originals.map((x, i) => ({ ...x, fp: ourOf[i] })).filter((x): x is typeof x & { fp: Fingerprint } => x.fp !== null);
+    const kept = originals.map((x, i) => ({ ...x, fp: ourOf[i], pdq: pdqOf[i] })).filter((x): x is typeof x & { fp: Fingerprint } => x.fp !== null);
     const count = Object.fromEntries(KINDS.map((k) => [k, kept.filter((x) => x.kind === k).length])) as Record<MediaKind, number>;
 
-    // 3. the floor: the same files decoded only
+    // 3. the floor: the same files (those that failed too) decoded only
     for (const kind of KINDS) {
-      const files = kept.filter((x) => x.kind === kind);
+      const files = originals.filter((x) => x.kind === kind);
       if (files.length === 0) continue;
       o.progress.stage(`decoding ${kind} (floor)`, files.length);
       let failed = 0;
@@ -352,8 +358,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       const floorSeconds = seconds(t0);
       const t = timed[kind];
       const ours = { files: originals.filter((x) => x.kind === kind).length, seconds: t.seconds, filesPerSecond: t.files / t.seconds };
-      const floor = failed === 0 ? { seconds: floorSeconds, filesPerSecond: (passes * files.length) / floorSeconds } : null;
-      speed.push({ kind, ...ours, floor, ofFloor: floor === null ? null : ours.filesPerSecond / floor.filesPerSecond });
+      const floor = { seconds: floorSeconds, filesPerSecond: (passes * files.length) / floorSeconds, failed: failed / passes };
+      speed.push({ kind, ...ours, failed: ours.files - kept.filter((x) => x.kind === kind).length, floor, ofFloor: ours.filesPerSecond / floor.filesPerSecond });
     }
 
     // 4. variants
@@ -376,8 +382,34 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
 
     // 5. our hashes of the variants
     o.progress.stage('hashing variants', variants.length);
-    const variantFp = (await hashFiles(pool, variants.map((v) => v.path), lanes, () => o.progress.tick()))
-      .map((r) => ('fingerprint' in r ? r.fingerprint : null));
+    const variantHashes = await hashFiles(pool, variants.map((v) => v.path), lanes, () => o.progress.tick());
+    const variantFp = variantHashes.map((r) => ('fingerprint' in r ? r.fingerprint : null));
+
+    // 5b. PDQ's eight dihedral hashes of every image, original or variant: verify-file tries
+    // a query's rotations and mirrors, and any image may be a query (pairs of originals too)
+    const dihedral = new Map<string, Uint8Array[]>();
+    const images = [...kept.filter((x) => x.kind === 'image').map((x) => x.path), ...variants.filter((v) => kept[v.original].kind === 'image').map((v) => v.path)];
+    o.progress.stage('PDQ dihedral hashes', images.length);
+    await inLanes(images, lanes, async (path) => {
+      const bytes = new Uint8Array(await readFile(path));
+      try {
+        const d = await pool!.run<{ hashes: string[] }>('bench-pdq', { buffer: bytes.buffer }, [bytes.buffer]);
+        dihedral.set(path, d.hashes.map(pdqFromHex));
+      } catch {
+        // without them the query's own hash stands alone (dihedralDistance)
+      }
+      o.progress.tick();
+    });
+    /** Our value of a file under `family`, from its pool outcome. */
+    const valueOf = (family: HashFamily, path: string, fp: Fingerprint | null, pdq: PdqFingerprint | VpdqFingerprint | null): HashValue | null => {
+      if (fp === null) return null;
+      if (family.name === fp.hash_type) return fromFingerprint(fp);
+      if (pdq === null) return null;
+      const v = fromPdq(pdq, fromFingerprint(fp));
+      if (pdq.hash_type === 'PDQ') v.dihedral = dihedral.get(path);
+      return v;
+    };
+    const variantPdq = variantHashes.map((r: HashOutcome) => ('fingerprint' in r ? r.pdq : null));
 
     // 6. peers, on the same originals and variants
     const peerValues = new Map<string, { originals: (HashValue | null)[]; variants: (HashValue | null)[] }>();
@@ -403,15 +435,18 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       const position = new Map(own.map(([, i], k) => [i, k]));
       const mine = variants.map((v, k) => [v, k] as const).filter(([v]) => kept[v.original].kind === kind);
       const transforms = TRANSFORMS[kind].map((t) => t.id);
-      const family = ourHashFor(kind);
-      o.progress.stage(`scoring ${family.name}`, 1);
-      quality.push(measureQuality(
-        family,
-        own.map(([x]) => fromFingerprint(x.fp)),
-        mine.map(([v, k]) => ({ original: position.get(v.original)!, transform: v.transform, value: variantFp[k] === null ? null : fromFingerprint(variantFp[k]!) })),
-        transforms, notMade[kind], o.maxPairs, o.seed,
-      ));
-      o.progress.tick();
+      for (const family of OUR_HASHES.filter((f) => f.kind === kind)) {
+        o.progress.stage(`scoring ${family.name}`, 1);
+        const stored = own.map(([x]) => valueOf(family, x.path, x.fp, x.pdq));
+        if (stored.every((v) => v === null)) continue; // a hash the library did not give (no PDQ for this type)
+        quality.push(measureQuality(
+          family,
+          stored,
+          mine.map(([v, k]) => ({ original: position.get(v.original)!, transform: v.transform, value: valueOf(family, v.path, variantFp[k], variantPdq[k]) })),
+          transforms, notMade[kind], o.maxPairs, o.seed,
+        ));
+        o.progress.tick();
+      }
       for (const peer of peers) {
         const values = peerValues.get(peer.family.name);
         if (peer.family.kind !== kind || values === undefined) continue;

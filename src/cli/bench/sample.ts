@@ -1,5 +1,6 @@
 // The built-in sample, for a run without DIR (so that `provenant bench` works on a fresh
-// install): pictures, music-like tracks and short videos drawn from the seed. Made on the
+// install): textured pictures of shapes, music-like tracks and short videos, drawn from
+// the seed. Synthetic: fine for trying the command; measure on real files for decisions. Made on the
 // fly into the run's private work directory; small enough to run in about a minute.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -27,8 +28,10 @@ function scene(random: Random, width: number, height: number): string {
     else shapes.push(`<polygon points="${x},${y - s / 2} ${x + s / 2},${y + s / 2} ${x - s / 2},${y + s / 2}" fill="${fill}"/>`);
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
-    `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${colour(random)}"/><stop offset="1" stop-color="${colour(random)}"/></linearGradient></defs>` +
-    `<rect width="${width}" height="${height}" fill="url(#g)"/>${shapes.join('')}</svg>`;
+    `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${colour(random)}"/><stop offset="1" stop-color="${colour(random)}"/></linearGradient>` +
+    // a texture, as photos have: flat shapes alone give PDQ a low quality score
+    `<filter id="t"><feTurbulence type="fractalNoise" baseFrequency="${(0.01 + 0.03 * random()).toFixed(3)}" numOctaves="4" seed="${below(random, 10000)}"/><feColorMatrix type="saturate" values="0"/></filter></defs>` +
+    `<rect width="${width}" height="${height}" fill="url(#g)"/><rect width="${width}" height="${height}" filter="url(#t)" opacity="0.45"/>${shapes.join('')}</svg>`;
 }
 
 /** A melody of random notes of a pentatonic scale with two harmonics, 22050 Hz mono. */

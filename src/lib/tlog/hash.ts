@@ -18,13 +18,23 @@ export const EMPTY_ROOT: Uint8Array = Uint8Array.from([
 
 /** The RFC 9162 leaf hash of an entry: SHA-256(0x00 || entry). */
 export function leafHash(entry: Uint8Array): Uint8Array {
+  const out = new Uint8Array(32);
+  leafHashInto(entry, out, 0);
+  return out;
+}
+
+/** leafHash(entry) written to target[offset..offset+32], allocating nothing for entries below 64 KiB. */
+export function leafHashInto(entry: Uint8Array, target: Uint8Array, offset: number): void {
+  if (entry.length + 1 > SLICE) {
+    target.set(createSha256().update(new Uint8Array([0])).update(entry).digest(), offset);
+    return;
+  }
   const k = hashIo();
-  if (entry.length + 1 > SLICE) return createSha256().update(new Uint8Array([0])).update(entry).digest();
   const u8 = mem(k);
   u8[k.input] = 0;
   u8.set(entry, k.input + 1);
   k.ex.sha256Digest(k.input, entry.length + 1, k.out);
-  return mem(k).slice(k.out, k.out + 32);
+  target.set(mem(k).subarray(k.out, k.out + 32), offset);
 }
 
 /** The RFC 9162 interior node hash: SHA-256(0x01 || left || right). */
@@ -44,6 +54,9 @@ export function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array {
  * subtree they are the leaves of.
  */
 export function perfectRoot(hashes: Uint8Array, first: number, count: number): Uint8Array {
+  if (!(count >= 1 && count <= 256 && (count & (count - 1)) === 0) || !Number.isInteger(first) || first < 0 || (first + count) * 32 > hashes.length) {
+    throw new TlogError('malformed_hash', `perfectRoot needs a power of two of at most 256 hashes inside the input, got ${count} from ${first}`);
+  }
   if (count === 1) return hashes.slice(first * 32, first * 32 + 32);
   const k = hashIo();
   let u8 = mem(k);

@@ -3,7 +3,7 @@
 // witness's rules. No Node built-in: the same module runs in the browser build.
 export { TlogError } from './errors.js';
 export type { TlogErrorCode } from './errors.js';
-export { HASH_SIZE, EMPTY_ROOT, leafHash, nodeHash, perfectRoot, hashEqual, encodeBase64, decodeBase64, parseHash } from './hash.js';
+export { HASH_SIZE, EMPTY_ROOT, leafHash, leafHashInto, nodeHash, perfectRoot, hashEqual, encodeBase64, decodeBase64, parseHash } from './hash.js';
 export { verifyInclusion, verifyConsistency, proveInclusion, proveConsistency, treeHash, rangeSubtrees } from './merkle.js';
 export type { SubtreeCoord, HashReader } from './merkle.js';
 export {

@@ -8,7 +8,7 @@
 // is also all that is needed to compute the root, so it resumes from those tiles.
 // tileHashReader answers a proof's subtree hashes from stored tiles (merkle.ts).
 import { TlogError } from './errors.js';
-import { EMPTY_ROOT, HASH_SIZE, leafHash, nodeHash, perfectRoot } from './hash.js';
+import { EMPTY_ROOT, HASH_SIZE, leafHashInto, nodeHash, perfectRoot } from './hash.js';
 import type { HashReader, SubtreeCoord } from './merkle.js';
 
 export const TILE_HEIGHT = 8;
@@ -288,14 +288,19 @@ export class TileBuilder {
   /** Adds one hash at tile level `l`, completing tiles upwards. */
   private push(l: number, hash: Uint8Array, at = 0): void {
     const buf = this.level(l);
-    const c = this.counts[l];
-    buf.set(hash.subarray(at, at + HASH_SIZE), c * HASH_SIZE);
-    if (c + 1 < TILE_WIDTH) {
-      this.counts[l] = c + 1;
+    buf.set(hash.subarray(at, at + HASH_SIZE), this.counts[l] * HASH_SIZE);
+    this.advance(l);
+  }
+
+  /** Counts the hash just written at the end of level `l`; a level that fills becomes a full tile. */
+  private advance(l: number): void {
+    const c = this.counts[l] + 1;
+    if (c < TILE_WIDTH) {
+      this.counts[l] = c;
       return;
     }
     this.counts[l] = 0;
-    this.fullTile(l, buf.slice());
+    this.fullTile(l, this.levels[l].slice());
   }
 
   private fullTile(l: number, data: Uint8Array): void {
@@ -308,7 +313,12 @@ export class TileBuilder {
 
   /** Appends the leaf hash of an entry (RFC 9162: SHA-256(0x00 || entry)); returns its index. */
   appendEntry(entry: Uint8Array): number {
-    return this.appendLeafHash(leafHash(entry));
+    const buf = this.level(0);
+    // hashed straight into the level-0 tile: the hot path of a build or an audit allocates nothing
+    leafHashInto(entry, buf, this.counts[0] * HASH_SIZE);
+    const index = this.leaves++;
+    this.advance(0);
+    return index;
   }
 
   /** Appends a leaf hash; returns its index. */

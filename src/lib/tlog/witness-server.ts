@@ -133,6 +133,8 @@ export interface StartWitnessOptions {
   host?: string;
   /** POSIX seconds, for the cosignature timestamps (tests). */
   now?: () => number;
+  /** Time for a whole request to arrive (default WITNESS_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
 }
 
 export interface RunningWitness {
@@ -197,14 +199,16 @@ async function handle(witness: Witness, req: IncomingMessage, res: ServerRespons
 export async function startWitness(options: StartWitnessOptions): Promise<RunningWitness> {
   const key = loadOrCreateWitnessKey(options.dir, options.name);
   const witness = new Witness({ name: key.name, seed: key.seed, logs: options.logs, store: fileWitnessStore(options.dir), ...(options.now ? { now: options.now } : {}) });
-  const server: Server = createServer((req, res) => {
+  const requestTimeout = options.requestTimeoutMs ?? WITNESS_REQUEST_TIMEOUT_MS;
+  // Node checks the request and header deadlines on this interval (30 s by default)
+  const server: Server = createServer({ connectionsCheckingInterval: Math.min(1000, requestTimeout) }, (req, res) => {
     handle(witness, req, res).catch(() => {
       // a store that failed: nothing was cosigned; the client may retry
       send(res, 500, 'text/plain; charset=utf-8', 'the witness could not store its state\n');
     });
   });
-  server.requestTimeout = WITNESS_REQUEST_TIMEOUT_MS;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = requestTimeout;
+  server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, requestTimeout);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.maxHeadersCount = 100;
   const host = options.host ?? '127.0.0.1';
