@@ -11,7 +11,7 @@ export type { DecoderSandboxOptions } from './media/sandbox.js';
 export { createFingerprintPool, PoolError, PoolTimeoutError, PoolBusyError, PoolTaskError, workersFromEnv } from './pool/index.js';
 export type { FingerprintPool, FingerprintPoolOptions, ExamineOptions } from './pool/index.js';
 export { IndexThread, IndexThreadError } from './pool/match-index-thread.js';
-export type { IndexRequest, IndexReply } from './pool/match-index-thread.js';
+export type { IndexRequest, IndexReply } from './lib/match-index-messages.js';
 export { decodeAudio, audioFingerprint } from './media/audio.js';
 export type { AudioFormat, DecodeAudioOptions } from './media/audio.js';
 export { integrityReport, classifyContent, checksFor, INTEGRITY_THRESHOLDS } from './media/integrity.js';

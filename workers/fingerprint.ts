@@ -4,11 +4,10 @@
 // sandbox, a process of its own (src/media/sandbox.ts): a decoder or reader crashing in
 // native code or WebAssembly fails that file only.
 import { fingerprintFile, perceptualHashes } from '../src/media/fingerprint.js';
-import { FingerprintError, type FingerprintOutcome } from '../src/media/errors.js';
+import { FingerprintError, type ExamineOutcome, type FingerprintOutcome } from '../src/media/errors.js';
 import { SandboxError } from '../src/media/sandbox.js';
-import { workerSandbox } from '../src/pool/worker-sandbox.js';
+import { workerSandbox, type PoolWorkerData } from '../src/media/worker-sandbox.js';
 import type { ContentCredentials } from '../src/lib/content-credentials.js';
-import type { ExamineOutcome, PoolWorkerData } from '../src/pool/index.js';
 import { workerData } from 'piscina';
 import { CREDENTIALS_TIMEOUT_MS } from '../src/media/deadline.js';
 

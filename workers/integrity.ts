@@ -3,7 +3,7 @@
 // The report is made in this worker's decoder sandbox (src/media/sandbox.ts): the LSB
 // statistics decode images with sharp, and a decoder crashing in native code then fails
 // this task only.
-import { workerSandbox } from '../src/pool/worker-sandbox.js';
+import { workerSandbox } from '../src/media/worker-sandbox.js';
 import type { IntegrityReport } from '../src/lib/integrity.js';
 
 export interface IntegrityTask {

@@ -5,12 +5,30 @@
 import { parentPort } from 'node:worker_threads';
 import { HASH_TYPES, MatchIndex, type IndexedFingerprint } from '../src/lib/match-index.js';
 import '../src/lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
-import type { IndexReply, IndexRequest } from '../src/pool/match-index-thread.js';
+import type { IndexReply, IndexRequest } from '../src/lib/match-index-messages.js';
+import { PDQ_MIN_QUALITY, PdqIndex } from '../src/lib/pdq-index.js';
+import { pdqHashOrAbsent } from '../src/lib/records.js';
 
 const index = new MatchIndex();
+/** Records' image PDQs of quality >= 50 (issue 28), by seq. */
+const pdq = new PdqIndex();
 const port = parentPort!;
 
 function handle(req: IndexRequest): IndexReply {
+  if (req.op === 'pdq-add') {
+    for (let i = 0; i < req.ids.length; i++) {
+      let value = null;
+      try {
+        value = pdqHashOrAbsent(req.pdq[i]) ?? null;
+      } catch {
+        // not a pdq_hash: never matched
+      }
+      if (value !== null && value.hash_type === 'PDQ' && value.quality >= PDQ_MIN_QUALITY) pdq.add(req.ids[i], value.hash_value);
+      else pdq.remove(req.ids[i]);
+    }
+    return { n: req.n, pdqSize: pdq.size() };
+  }
+  if (req.op === 'pdq-query') return { n: req.n, pdqMatches: pdq.query(req.hashes, req.maxDistance).map(({ id, distance }) => ({ id, distance })) };
   if (req.op === 'add') {
     let indexed = 0;
     for (let i = 0; i < req.ids.length; i++) {

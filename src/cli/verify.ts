@@ -13,7 +13,7 @@ import { fileSha256Hex } from '../lib/digest.js';
 import { actionHash, verifyRecord, type SignatureRecord } from '../lib/records.js';
 import { terminalJson, visible, visibleLines } from '../lib/terminal-text.js';
 import { readFailure } from '../media/errors.js';
-import { ProvenantClient, type MatchAnswer, type Signature, type VerifyAnswer } from '../sdk/client.js';
+import { ProvenantClient, type VerifyFileAnswer, type Signature, type VerifyAnswer } from '../sdk/client.js';
 import { ProvenantError } from '../sdk/errors.js';
 import { openKeyFile } from '../vault/keyfile.js';
 import { defaultKeyFile, VaultState } from '../vault/state.js';
@@ -112,7 +112,7 @@ export const run: Command = async (args) => {
   }
   const client = new ProvenantClient({ baseUrl: server });
   let exact: VerifyAnswer;
-  let perceptual: MatchAnswer;
+  let perceptual: VerifyFileAnswer;
   const byHash = new Map<string, Signature[]>();
   try {
     exact = await client.verify(fileSha256Hex(bytes));

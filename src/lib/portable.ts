@@ -39,5 +39,3 @@ export { MatchIndex, MATCH_LIMIT, HASH_TYPES, hasBandLayout } from './match-inde
 export type { MatchQuery, MatchQueryOptions, Match, IndexedFingerprint } from './match-index.js';
 export { AI_SOURCE_TYPES, CREDENTIALS_STATES, PROVENANT_RECORD_LABEL, isAiSourceType, aiGenerationConflicts } from './content-credentials.js';
 export type { ContentCredentials, CredentialsFound, CredentialsState, CredentialsAction, CredentialsSigner, CredentialsConflict, ProvenantRecordAssertion, ProvenantRecordAssertionData } from './content-credentials.js';
-// The client SDK (fetch and WebCrypto only): sign-it calls, OAuth + PKCE, the local vault.
-export * from '../sdk/index.js';

@@ -25,17 +25,28 @@ export function canonicalBytes(value: object): Uint8Array {
   return utf8.encode(text);
 }
 
-/** The twelve fields of `record` and nothing else, undefined mapped to null. */
+/**
+ * Fields a record may carry beyond the twelve, signed only when present (not null):
+ * a record without them has the twelve fields' bytes exactly (issue 28's pdq_hash).
+ */
+export const OPTIONAL_RECORD_FIELDS = ['pdq_hash'] as const;
+
+/** The twelve fields of `record`, undefined mapped to null, and the optional fields it holds. */
 function twelve(record: SignatureRecord): Record<RecordField, unknown> {
   const out = {} as Record<RecordField, unknown>;
   for (const field of RECORD_FIELDS) out[field] = record[field] === undefined ? null : record[field];
+  for (const field of OPTIONAL_RECORD_FIELDS) {
+    const v = record[field];
+    if (v !== undefined && v !== null) (out as Record<string, unknown>)[field] = v;
+  }
   return out;
 }
 
 /**
  * The bytes a record's signature covers (decisions.md 2): the RFC 8785 canonical JSON
  * (UTF-8) of an object with exactly the twelve RECORD_FIELDS, each present (undefined
- * written as null), any other key of `record` left out. Throws TypeError on values
+ * written as null), plus `pdq_hash` when the record has one (not null); any other key
+ * of `record` left out. Throws TypeError on values
  * JSON cannot carry (NaN, lone surrogates, cycles).
  */
 export function canonicalRecordBytes(record: SignatureRecord): Uint8Array {

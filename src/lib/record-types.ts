@@ -45,7 +45,18 @@ export interface SignatureRecord {
   supersedes: string | null;
   expires_at: unknown;
   tags: unknown;
+  /**
+   * PDQ (images) or vPDQ (video), signed with the rest (issue 28; README decisions,
+   * an extension of decisions.md 2). Absent when not computed, and then the record's
+   * canonical bytes are exactly the twelve fields', as before.
+   */
+  pdq_hash?: PdqHashValue;
 }
+
+/** A record's `pdq_hash`: Meta's PDQ of an image, or one PDQ per sampled frame of a video. */
+export type PdqHashValue =
+  | { hash_type: 'PDQ'; hash_value: string; quality: number }
+  | { hash_type: 'vPDQ'; frames: { timestamp: number; hash_value: string; quality: number }[] };
 
 /** A record with its base64 Ed25519 signature, as `/my-signatures` and publish carry it. */
 export type SignedRecord = SignatureRecord & { signature: string };

@@ -13,7 +13,7 @@ import {
   verifyBytes,
 } from './identity.js';
 import { actionHashBytes, canonicalBytes, canonicalRecordBytes, RECORD_FIELDS, verifyRecordWith, type RecordField } from './record-bytes.js';
-import type { AiGeneration, AiTraining, CommercialLicensing, ContactPreference, ContentRights, Intent, License, SignatureRecord, SignedRecord } from './record-types.js';
+import type { AiGeneration, AiTraining, CommercialLicensing, ContactPreference, ContentRights, Intent, License, PdqHashValue, SignatureRecord, SignedRecord } from './record-types.js';
 
 export { canonicalRecordBytes, RECORD_FIELDS, type RecordField };
 
@@ -44,6 +44,8 @@ export const RECORD_VALUE_LIMITS = {
   perceptual_hash: { items: 16_384, bytes: 64 * 1024 },
   expires_at: { items: 1_000, bytes: 16 * 1024 },
   tags: { items: 1_000, bytes: 16 * 1024 },
+  /** A vPDQ of PDQ_MAX_FRAMES frames is about 13 KB in 481 items. */
+  pdq_hash: { items: 4 * 120 + 8, bytes: 16 * 1024 },
 } as const;
 export type FreeFormField = keyof typeof RECORD_VALUE_LIMITS;
 
@@ -343,6 +345,62 @@ function objectOrNull(field: FreeFormField, value: unknown): object | null {
   return jsonValue(field, value) as object;
 }
 
+/** Frames a vPDQ may hold: as many as VideoPHash samples (MAX_VIDEO_FRAMES, src/media/video.ts). */
+export const PDQ_MAX_FRAMES = 120;
+const PDQ_HEX = /^[0-9a-f]{64}$/;
+
+function pdqPart(path: string, v: unknown, anyCase: boolean): { hash_value: string; quality: number } {
+  if (!isPlainObject(v)) throw new InvalidFieldError(path, `${path} must be an object`);
+  const h = typeof v.hash_value === 'string' && anyCase ? v.hash_value.toLowerCase() : v.hash_value;
+  if (typeof h !== 'string' || !PDQ_HEX.test(h)) throw new InvalidFieldError(`${path}.hash_value`, `${path}.hash_value must be 64 lowercase hex digits (Meta's PDQ text)`);
+  const q = v.quality;
+  if (typeof q !== 'number' || !Number.isInteger(q) || q < 0 || q > 100) throw new InvalidFieldError(`${path}.quality`, `${path}.quality must be an integer from 0 to 100`);
+  return { hash_value: h, quality: q };
+}
+
+function exactKeys(path: string, v: Record<string, unknown>, keys: readonly string[]): void {
+  for (const k of Object.keys(v)) {
+    if (!keys.includes(k)) throw new InvalidFieldError(`${path}.${k}`, `${path} has no field ${JSON.stringify(k)}`);
+  }
+}
+
+/**
+ * A record's `pdq_hash` (issue 28) checked, or undefined when absent or null:
+ * `{hash_type: "PDQ", hash_value, quality}` or `{hash_type: "vPDQ", frames:
+ * [{timestamp, hash_value, quality}]}` (1 to PDQ_MAX_FRAMES frames, timestamps finite
+ * and non-negative seconds), hex lowercase (`anyCase`, the request form: lower-cased),
+ * nothing else. Throws InvalidFieldError.
+ */
+export function pdqHashOrAbsent(value: unknown, anyCase = false): PdqHashValue | undefined {
+  if (value === undefined || value === null) return undefined;
+  withinLimits('pdq_hash', value);
+  if (!isPlainObject(value)) throw new InvalidFieldError('pdq_hash', 'pdq_hash must be an object or null');
+  if (value.hash_type === 'PDQ') {
+    exactKeys('pdq_hash', value, ['hash_type', 'hash_value', 'quality']);
+    return { hash_type: 'PDQ', ...pdqPart('pdq_hash', value, anyCase) };
+  }
+  if (value.hash_type === 'vPDQ') {
+    exactKeys('pdq_hash', value, ['hash_type', 'frames']);
+    const frames = value.frames;
+    if (!Array.isArray(frames) || frames.length < 1 || frames.length > PDQ_MAX_FRAMES) {
+      throw new InvalidFieldError('pdq_hash.frames', `pdq_hash.frames must be an array of 1 to ${PDQ_MAX_FRAMES} frames`);
+    }
+    return {
+      hash_type: 'vPDQ',
+      frames: frames.map((f: unknown, i) => {
+        const path = `pdq_hash.frames.${i}`;
+        const part = pdqPart(path, f, anyCase);
+        const frame = f as Record<string, unknown>;
+        exactKeys(path, frame, ['timestamp', 'hash_value', 'quality']);
+        const t = frame.timestamp;
+        if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) throw new InvalidFieldError(`${path}.timestamp`, `${path}.timestamp must be a non-negative number of seconds`);
+        return { timestamp: t, ...part };
+      }),
+    };
+  }
+  throw new InvalidFieldError('pdq_hash.hash_type', 'pdq_hash.hash_type must be PDQ or vPDQ');
+}
+
 function commentOrNull(value: unknown, field = 'comment'): string | null {
   if (value === undefined || value === null) return null;
   const problem = commentProblem(field, value);
@@ -368,6 +426,8 @@ export interface RecordInput {
   content_rights?: unknown;
   integrity_report?: unknown;
   perceptual_hash?: unknown;
+  /** Issue 28: PDQ or vPDQ; absent or null when not computed. */
+  pdq_hash?: unknown;
   comment?: unknown;
   supersedes?: unknown;
   expires_at?: unknown;
@@ -404,6 +464,7 @@ export function normalizeRecordContent(input: Omit<RecordInput, 'signer' | 'sign
     }
     supersedes = input.supersedes.toLowerCase();
   }
+  const pdq = pdqHashOrAbsent(input.pdq_hash, true);
   return {
     file_hash: input.file_hash.toLowerCase(),
     intent: input.intent === undefined || input.intent === null ? 'Authorship' : enumToResponse('intent', input.intent),
@@ -415,6 +476,7 @@ export function normalizeRecordContent(input: Omit<RecordInput, 'signer' | 'sign
     supersedes,
     expires_at: jsonValue('expires_at', input.expires_at),
     tags: jsonValue('tags', input.tags),
+    ...(pdq === undefined ? {} : { pdq_hash: pdq }),
   };
 }
 
@@ -492,6 +554,7 @@ export function parseRecord(input: unknown): SignatureRecord {
   if (r.supersedes !== null && (typeof r.supersedes !== 'string' || !HEX64_LOWER.test(r.supersedes))) {
     throw new InvalidFieldError('supersedes', 'supersedes must be an action hash (64 lowercase hex characters) or null', 'invalid_supersedes');
   }
+  const pdq = pdqHashOrAbsent((input as Record<string, unknown>).pdq_hash);
   return {
     file_hash: r.file_hash,
     signer: r.signer,
@@ -505,6 +568,7 @@ export function parseRecord(input: unknown): SignatureRecord {
     supersedes: r.supersedes as string | null,
     expires_at: jsonValue('expires_at', r.expires_at),
     tags: jsonValue('tags', r.tags),
+    ...(pdq === undefined ? {} : { pdq_hash: pdq }),
   };
 }
 

@@ -12,6 +12,7 @@ import { FfmpegError } from './ffmpeg.js';
 import { SandboxError } from './sandbox.js';
 import type { Fingerprint } from '../lib/types.js';
 import type { PdqFingerprint, VpdqFingerprint } from '../lib/pdq.js';
+import type { ContentCredentials } from '../lib/content-credentials.js';
 
 export const FINGERPRINT_ERROR_CODES = ['not_found', 'unreadable', 'decode_failed', 'timeout'] as const;
 export type FingerprintErrorCode = (typeof FINGERPRINT_ERROR_CODES)[number];
@@ -50,3 +51,6 @@ export function decodeFailure(format: string, err: unknown): FingerprintError {
 export type FingerprintOutcome =
   | { fingerprint: Fingerprint | null; /** with the task's `pdq` (perceptualHashes) */ pdq_hash?: PdqFingerprint | VpdqFingerprint | null }
   | { failure: FingerprintErrorCode; message: string };
+
+/** The fingerprint task's answer when asked for credentials too (workers/fingerprint.ts, the pool's examine()). */
+export type ExamineOutcome = FingerprintOutcome & { content_credentials?: ContentCredentials };

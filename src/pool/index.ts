@@ -2,13 +2,14 @@
 // workers/ from their compiled JS (dist/workers/<name>.js), with a hard deadline per
 // task, a bounded queue, and a crash boundary: a task that hangs, crashes or runs out
 // of memory fails alone, and Piscina replaces its worker for the next task; native
-// image decoders run in each worker's decoder sandbox process (worker-sandbox.ts).
+// image decoders run in each worker's decoder sandbox process (src/media/worker-sandbox.ts).
 import { availableParallelism } from 'node:os';
 import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { compiledFile } from '../lib/wasm.js';
 import { FINGERPRINT_TIMEOUT_MS, msUntil } from '../media/deadline.js';
-import { FingerprintError, type FingerprintOutcome } from '../media/errors.js';
+import { FingerprintError, type ExamineOutcome, type FingerprintOutcome } from '../media/errors.js';
+import type { PoolWorkerData } from '../media/worker-sandbox.js';
 import type { Fingerprint } from '../lib/types.js';
 import type { ContentCredentials } from '../lib/content-credentials.js';
 import type { PdqFingerprint, VpdqFingerprint } from '../lib/pdq.js';
@@ -27,16 +28,6 @@ export interface FingerprintPoolOptions {
   /** Memory limit of each worker's decoder sandbox in MB (default SANDBOX_DEFAULT_MEMORY_MB, 1280; null: none). */
   decoderMemoryMb?: number | null;
   /** Time limit of examine()'s Content Credentials read in ms (default CREDENTIALS_TIMEOUT_MS, 10 s), within the task's. */
-  credentialsTimeoutMs?: number;
-}
-
-/** The fingerprint task's answer when asked for credentials too (workers/fingerprint.ts). */
-export type ExamineOutcome = FingerprintOutcome & { content_credentials?: ContentCredentials };
-
-/** What every worker gets as Piscina's workerData. */
-export interface PoolWorkerData {
-  decoderIdleMs?: number;
-  decoderMemoryMb?: number | null;
   credentialsTimeoutMs?: number;
 }
 

@@ -5,27 +5,12 @@
 // process alive; it is referenced only while an answer is awaited.
 import { Worker } from 'node:worker_threads';
 import { HASH_TYPES, type Match, type MatchQuery } from '../lib/match-index.js';
+import type { IndexReply, IndexRequest } from '../lib/match-index-messages.js';
 import type { HashType } from '../lib/types.js';
 import { compiledWorkerFile } from './index.js';
 
-export type IndexRequest =
-  /** fps: fingerprint objects, or their JSON text (parsed on the thread) */
-  | { op: 'add'; n: number; ids: number[]; fps: unknown[]; signedAt: number[] }
-  | { op: 'query'; n: number; query: Omit<MatchQuery, 'hash_type'>; types: readonly HashType[]; threshold: number; limit: number };
-
 /** A request as posted, before its number is given (Omit over each member of the union). */
 type Unnumbered<R> = R extends unknown ? Omit<R, 'n'> : never;
-
-export interface IndexReply {
-  n: number;
-  error?: string;
-  /** add: how many of the batch were indexed, and the index's size per type (HASH_TYPES order) and bytes after it. */
-  indexed?: number;
-  sizes?: number[];
-  bytes?: number;
-  /** query: the matches of each type in turn. */
-  matches?: Match[];
-}
 
 interface Waiting {
   resolve(reply: IndexReply): void;
@@ -95,6 +80,16 @@ export class IndexThread {
     const { bands, hash_value } = query;
     const own = { bands, hash_value: hash_value == null ? hash_value : Array.from(hash_value) };
     return (await this.request({ op: 'query', query: own, types, threshold, limit })).matches!;
+  }
+
+  /** issue 28: indexes records' pdq_hash values by id (images of quality >= 50; anything else takes the id out). */
+  async pdqAdd(ids: number[], values: unknown[]): Promise<number> {
+    return (await this.request({ op: 'pdq-add', ids, pdq: values })).pdqSize!;
+  }
+
+  /** issue 28: the stored image PDQs within `maxDistance` (<= 31) of any of `hashes` (1-8, 64 hex each), nearest first. */
+  async pdqQuery(hashes: string[], maxDistance: number): Promise<{ id: number; distance: number }[]> {
+    return (await this.request({ op: 'pdq-query', hashes, maxDistance })).pdqMatches!;
   }
 
   /** False once the thread has ended or was closed. */

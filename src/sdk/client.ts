@@ -1,101 +1,44 @@
 // A typed client of the sign-it REST contract (spec 4) and the vault login endpoints
 // (decisions.md 5), on fetch alone, so it runs in Node and in browsers. Every method
 // answers the service's JSON as typed here, or rejects with ProvenantError.
-import type { ContentRights, SignatureRecord, SignedRecord } from '../lib/records.js';
+import type { SignedRecord } from '../lib/records.js';
 import type { RevocationEntry } from '../lib/records.js';
-import type { ContentCredentials, CredentialsConflict } from '../lib/content-credentials.js';
+import type {
+  ChallengeAnswer,
+  DeviceKey,
+  FuzzyQuery,
+  MatchAnswer,
+  OwnSignature,
+  PublishAnswer,
+  QuotaState,
+  QuotaSyncRequest,
+  SessionAnswer,
+  SessionsRevokedAnswer,
+  SignAnswer,
+  SignedChallengeRequest,
+  SignRequest,
+  User,
+  VerifyAnswer,
+  VerifyFileAnswer,
+} from '../api/index.js';
 import { errorOfAnswer, ProvenantError } from './errors.js';
 
-/** Spec 2.1: a signature as `GET /verify` answers it. */
-export interface Signature extends SignatureRecord {
-  action_hash: string;
-  signer_did: string;
-  signer_display_name: string | null;
-  signer_username: string | null;
-  signer_profile_picture: string | null;
-  superseded_by: string | null;
-  revoked: boolean;
-  revoked_at: number | null;
-  revocation_reason: string | null;
-  contactable: boolean;
-}
-
-/** Spec 2.3: a perceptual match from `verify-file` or `verify-fuzzy`. */
-export interface ReducedSignature {
-  file_hash: string;
-  signer: string;
-  signed_at: number;
-  intent: string;
-  ai_generation: string | null;
-  content_rights: Partial<ContentRights> | null;
-  similarity: number | null;
-  match_type: 'perceptual';
-}
-
-/** Spec 2.4: one of the caller's own records, with its signature. */
-export interface OwnSignature extends SignedRecord {
-  action_hash: string;
-  superseded_by: string | null;
-  revoked: boolean;
-  revoked_at: number | null;
-  revoked_reason: string | null;
-  thumbnail: string | null;
-}
-
-/** Spec 2.5. */
-export interface QuotaState {
-  allowed: boolean;
-  scope: 'community' | 'org';
-  tier: string;
-  used: number;
-  limit: number | null;
-  resets_at: string | null;
-  upgrade_tier?: string;
-  overage_signs?: number;
-  overage_cents_per_100?: number;
-  sponsor?: { app_name: string; exhausted: boolean };
-}
-
-export interface VerifyAnswer { signatures: Signature[]; count: number }
-export interface MatchAnswer {
-  signatures: ReducedSignature[];
-  count: number;
-  match_type?: 'none';
-  /** verify-file (issue 21): the file's Content Credentials, the record a vault embedded in them, and conflicts. */
-  content_credentials?: ContentCredentials;
-  embedded_record?: EmbeddedRecordAnswer | null;
-  conflicts?: CredentialsConflict[];
-}
-
-/** verify-file's embedded_record: a record found from the file's Content Credentials, re-verified by the server. */
-export interface EmbeddedRecordAnswer {
-  found_by: 'content_credentials';
-  action_hash: string;
-  service: string;
-  signature_valid: boolean;
-  action_hash_matches: boolean;
-  stored: boolean;
-  record: Record<string, unknown>;
-}
-export interface SessionAnswer { token: string; user: Record<string, unknown> & { id: string } }
-
-/** A linked device key (GET /api/v1/auth/agents). */
-export interface DeviceKey { agent_pub_key: string; did: string | null; primary: boolean; linked_at: string }
-
-/** Spec 4.3: bands (and optionally hash_value) of a fingerprint, or 72 grey pixels. */
-export type FuzzyQuery = { bands: number[][]; hash_value?: number[] } | { pixels: number[] };
-
-/** Spec 4.7's body (deprecated server-side signing). */
-export interface SignRequest {
-  file_hash: string;
-  intent?: string;
-  ai_generation?: string;
-  content_rights?: Record<string, unknown>;
-  comment?: string;
-  supersedes?: string;
-  perceptual_hash?: object;
-  integrity_report?: object;
-}
+// The answers' types are inferred from the service's own schemas (provenant/api, src/api/):
+// the server validates and describes with the same zod definitions, so they cannot drift.
+export type {
+  Signature,
+  ReducedSignature,
+  OwnSignature,
+  QuotaState,
+  VerifyAnswer,
+  MatchAnswer,
+  VerifyFileAnswer,
+  EmbeddedRecordAnswer,
+  SessionAnswer,
+  DeviceKey,
+  FuzzyQuery,
+  SignRequest,
+} from '../api/index.js';
 
 export interface ClientOptions {
   /** The service's base URL, e.g. `https://provenant.example` (no `/api/v1`). */
@@ -126,7 +69,7 @@ export class ProvenantClient {
   }
 
   /** Spec 4.2 (public): the file's bytes, fingerprinted by the service and discarded. */
-  verifyFile(bytes: Uint8Array | Blob): Promise<MatchAnswer> {
+  verifyFile(bytes: Uint8Array | Blob): Promise<VerifyFileAnswer> {
     return this.call('POST', `${SIGN_IT}/verify-file`, { raw: bytes });
   }
 
@@ -148,7 +91,7 @@ export class ProvenantClient {
   }
 
   /** decisions.md 2: the quota recounted, asked with a vault's hex signature of quotaSyncMessage. */
-  syncQuota(body: { agent_pub_key: string; count: number; timestamp: number; signature: string; client_id?: string }): Promise<QuotaState> {
+  syncQuota(body: QuotaSyncRequest): Promise<QuotaState> {
     return this.call('POST', `${SIGN_IT}/quota/sync-by-agent`, { json: body });
   }
 
@@ -158,32 +101,32 @@ export class ProvenantClient {
   }
 
   /** Spec 4.7 (deprecated): signing by a server-hosted cell (OAuth `sign`). */
-  sign(request: SignRequest): Promise<{ success: true; file_hash: string; agent_pub_key: string; signed_at: number; action_hash: string }> {
+  sign(request: SignRequest): Promise<SignAnswer> {
     return this.call('POST', `${SIGN_IT}/sign`, { json: request, auth: true });
   }
 
   /** decisions.md 2: publishes a record signed by a vault; over quota rejects with 403 quota_exceeded. */
-  publish(signed: SignedRecord, clientId?: string | null): Promise<{ success: true; action_hash: string }> {
+  publish(signed: SignedRecord, clientId?: string | null): Promise<PublishAnswer> {
     return this.call('POST', `${SIGN_IT}/publish`, { json: clientId ? { ...signed, client_id: clientId } : signed });
   }
 
   /** decisions.md 2: publishes a revocation signed by the record's signer. */
-  publishRevocation(revocation: RevocationEntry & { signature: string }): Promise<{ success: true; action_hash: string }> {
+  publishRevocation(revocation: RevocationEntry & { signature: string }): Promise<PublishAnswer> {
     return this.call('POST', `${SIGN_IT}/publish-revocation`, { json: revocation });
   }
 
   /** decisions.md 5: a login challenge for an agent key. */
-  vaultChallenge(agentPubKey: string): Promise<{ challenge: string; expires_at: string }> {
+  vaultChallenge(agentPubKey: string): Promise<ChallengeAnswer> {
     return this.call('POST', `${AUTH}/vault/challenge`, { json: { agent_pub_key: agentPubKey } });
   }
 
   /** decisions.md 5: a session for the signed challenge (a first login creates a device-hosted account). */
-  vaultToken(signed: { challenge: string; agent_pub_key: string; signature: string }): Promise<SessionAnswer> {
+  vaultToken(signed: SignedChallengeRequest): Promise<SessionAnswer> {
     return this.call('POST', `${AUTH}/vault/token`, { json: signed });
   }
 
   /** decisions.md 5: links the device key that signed the challenge to the signed-in account. */
-  linkAgent(signed: { challenge: string; agent_pub_key: string; signature: string }): Promise<{ user: SessionAnswer['user'] }> {
+  linkAgent(signed: SignedChallengeRequest): Promise<{ user: User }> {
     return this.call('POST', `${AUTH}/agents`, { json: signed, auth: true });
   }
 
@@ -201,7 +144,7 @@ export class ProvenantClient {
   }
 
   /** Sign out everywhere: every session token of the account issued until now ends, this client's too. */
-  signOutEverywhere(): Promise<{ success: true; sessions_valid_after: string }> {
+  signOutEverywhere(): Promise<SessionsRevokedAnswer> {
     return this.call('POST', `${AUTH}/sessions/revoke`, { auth: true });
   }
 

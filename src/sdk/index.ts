@@ -2,7 +2,7 @@
 // sign-it calls, OAuth 2.0 + PKCE, and requests to the user's local vault.
 export { ProvenantClient } from './client.js';
 export type {
-  ClientOptions, Signature, ReducedSignature, OwnSignature, QuotaState, VerifyAnswer, MatchAnswer, SessionAnswer, DeviceKey, FuzzyQuery, SignRequest,
+  ClientOptions, Signature, ReducedSignature, OwnSignature, QuotaState, VerifyAnswer, MatchAnswer, VerifyFileAnswer, EmbeddedRecordAnswer, SessionAnswer, DeviceKey, FuzzyQuery, SignRequest,
 } from './client.js';
 export { ProvenantError } from './errors.js';
 export type { ServiceErrorCode } from './errors.js';

@@ -6,29 +6,10 @@
 import { base64urlnopad } from '@scure/base';
 import { requestJson } from './client.js';
 import { ProvenantError } from './errors.js';
+import type { TokenResponse, UserInfo } from '../api/index.js';
 
-/** Spec 2.8: the token response. */
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token: string;
-  scope: string;
-}
-
-/** Spec 2.8: userinfo, fields present as the granted scopes allow. */
-export interface UserInfo {
-  sub: string;
-  name?: string | null;
-  preferred_username?: string | null;
-  did?: string;
-  agent_pub_key?: string;
-  profile_picture?: string | null;
-  has_custom_picture?: boolean;
-  email?: string;
-  email_verified?: boolean;
-  scope?: string;
-}
+/** Spec 2.8: the token response, and userinfo (fields present as the granted scopes allow): inferred from provenant/api. */
+export type { TokenResponse, UserInfo } from '../api/index.js';
 
 export interface Pkce {
   /** Kept by the app until the code exchange (RFC 7636 4.1: 43 characters of base64url). */

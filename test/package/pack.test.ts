@@ -2,7 +2,7 @@
 // tarball into an empty project, runs the README's library example there (a real JPEG
 // and a resized copy: fingerprints, similarity, the pool, MatchIndex, the integrity
 // report, SHA-256, HMAC) and type-checks against the shipped declarations in strict
-// mode. The tarball holds the prebuilt kernels, dist/ and types, nothing of the
+// mode, the client SDK from its own subpath (provenant/sdk). The tarball holds the prebuilt kernels, dist/ and types, nothing of the
 // server, the tests or the sources; the install brings no server dependency and
 // compiles nothing. Needs the npm registry (sharp, piscina, ffmpeg come from it).
 import { suite } from 'uvu';
@@ -110,6 +110,25 @@ test('installed into an empty project: no server dependency, nothing compiled, t
   assert.is(out.mac, createHmac('sha256', 'key').update('The quick brown fox jumps over the lazy dog').digest('hex'));
 });
 
+test('the client SDK is its own subpath, provenant/sdk, and not in the library\'s entries', () => {
+  const probe = `const lib = await import('provenant');
+const browser = await import('provenant/browser');
+const sdk = await import('provenant/sdk');
+console.log(JSON.stringify({
+  sdk: Object.keys(sdk).sort(),
+  inLib: Object.keys(lib).filter((k) => k !== 'verifyWebhookSignature' && k in sdk),
+  inBrowser: Object.keys(browser).filter((k) => k !== 'verifyWebhookSignature' && k in sdk),
+}));
+`;
+  writeFileSync(join(project, 'sdk-probe.mjs'), probe);
+  const out = JSON.parse(mustRun(process.execPath, ['sdk-probe.mjs'], project)) as { sdk: string[]; inLib: string[]; inBrowser: string[] };
+  for (const name of ['ProvenantClient', 'ProvenantError', 'requestVaultSignature', 'VaultError', 'createPkce', 'exchangeCode', 'verifyWebhookSignature']) {
+    assert.ok(out.sdk.includes(name), `provenant/sdk exports ${name}`);
+  }
+  assert.equal(out.inLib, [], 'provenant re-exports nothing of the SDK (verifyWebhookSignature is the library\'s own)');
+  assert.equal(out.inBrowser, [], 'provenant/browser re-exports nothing of the SDK');
+});
+
 test('the installed bin: file commands run, serve says how to get the server', () => {
   const bin = join(project, 'node_modules/.bin/provenant');
   const sha = JSON.parse(mustRun(bin, ['sha256', 'photo.jpg', '--json'], project)) as { sha256: string };
@@ -153,6 +172,7 @@ import {
   fingerprintFile, similarity, createFingerprintPool, integrityReport, MatchIndex, sha256Hex, hmacSha256Hex,
   FingerprintError, PoolTimeoutError, type Fingerprint, type FingerprintPool, type Match, type IntegrityReport,
 } from 'provenant';
+import { ProvenantClient, requestVaultSignature, VaultError, type VaultSignature } from 'provenant/sdk';
 
 async function main(): Promise<void> {
   const a: Fingerprint | null = await fingerprintFile('photo.jpg');
@@ -174,6 +194,13 @@ async function main(): Promise<void> {
   const report: IntegrityReport = await integrityReport('photo.jpg');
   const hex: string = sha256Hex('abc') + hmacSha256Hex('key', new Uint8Array([1, 2, 3]));
   console.log(score, matches.length, report.issues_found.length, hex);
+  const client = new ProvenantClient({ baseUrl: 'https://provenant.example' });
+  const signed: VaultSignature | null = await requestVaultSignature({ file_hash: hex.slice(0, 64) }).catch((e: unknown) => {
+    if (e instanceof VaultError) return null;
+    throw e;
+  });
+  void client;
+  void signed;
 }
 
 await main();

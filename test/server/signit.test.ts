@@ -332,6 +332,16 @@ test('paid org tier: never blocks, overage counted and priced', async () => {
   });
 });
 
+test('enterprise org: its custom overage has no price, so the quota state leaves overage_cents_per_100 out (spec 2.5: a number), never null', async () => {
+  const u = await cellUser('free');
+  const { org, token } = await appFor(u.userId, 'enterprise');
+  await srv.deps.store.accounts.setOrgTier(org.id, 'enterprise', 3);
+  await fill(u.userId, u.agentKey, 3, org.id);
+  assert.is((await api('POST', `${S}/sign`, { token, body: { file_hash: hex() } })).status, 200);
+  const q = await api('GET', `${S}/quota`, { token });
+  assert.equal(q.body, { allowed: true, scope: 'org', tier: 'enterprise', used: 4, limit: 3, resets_at: nextMonthIso(), overage_signs: 1 });
+});
+
 test('GET /quota/by-agent: invalid_agent_pub_key, agent_not_found, plain base64 accepted', async () => {
   let r = await api('GET', `${S}/quota/by-agent`);
   assert.equal([r.status, r.body.error], [400, 'invalid_agent_pub_key']);

@@ -40,13 +40,5 @@ export const passwordChangeBody = z.strictObject({
   new_password: password,
 });
 
-export const challengeBody = z.object({
-  agent_pub_key: z.string().max(200),
-});
-
-/** vault/token and agents: the challenge signed (base64 Ed25519) by agent_pub_key. */
-export const signedChallengeBody = z.object({
-  challenge: z.string().max(200),
-  agent_pub_key: z.string().max(200),
-  signature: z.string().max(200),
-});
+/** The vault login's requests, as the SDK sends them (provenant/api). */
+export { challengeRequest as challengeBody, signedChallengeRequest as signedChallengeBody } from 'provenant/api';

@@ -1,7 +1,7 @@
 // Public views of signers and files (spec 2.6, 4.6, 4.14; decisions.md 9): a creator's
 // signatures as amend chains, and the rights declared for a file. Reads only.
 import { combineContentRights, type ContentRights } from 'provenant';
-import { supersededByMap } from '../signit/present.js';
+import { supersededByMap } from './superseded-by.js';
 import type { StoredSignature, Store, User } from '../store/index.js';
 
 /**

@@ -4,6 +4,7 @@
 // (The spec's "org pool" is an org quota here: "pool" in this code base is the worker pool.)
 import { DomainError } from '../errors.js';
 import type { ChargeDecision, OrgTier, QuotaSource, QuotaUsage, UserTier } from '../store/index.js';
+import type { QuotaState } from 'provenant/api';
 
 /** Personal signs per month (spec 8); a hard block. */
 export const PERSONAL_LIMITS: Record<UserTier, number> = { free: 2, premium: 100, premium_plus: 1000 };
@@ -27,19 +28,8 @@ export const UPGRADE_TIER: Record<string, string> = {
   'org:free': 'starter',
 };
 
-/** Spec 2.5, the quota state. */
-export interface QuotaState {
-  allowed: boolean;
-  scope: 'community' | 'org';
-  tier: string;
-  used: number;
-  limit: number | null;
-  resets_at: string | null;
-  upgrade_tier?: string;
-  overage_signs?: number;
-  overage_cents_per_100?: number | null;
-  sponsor?: { app_name: string; exhausted: boolean };
-}
+/** Spec 2.5, the quota state: the one definition is provenant/api's (what the SDK and GET /openapi.json use). */
+export type { QuotaState };
 
 /** A calendar month in UTC (decisions.md 6): [start, end) in Unix ms. */
 export interface QuotaPeriod {
@@ -93,7 +83,8 @@ export function orgState(org: OrgQuota, used: number, overage: number, period: Q
   if (!allowed) state.upgrade_tier = UPGRADE_TIER[`org:${org.tier}`];
   if (org.tier !== 'free') {
     state.overage_signs = overage;
-    state.overage_cents_per_100 = rules.overageCentsPer100;
+    // spec 2.5: a number; an enterprise's custom overage has none, so the field is left out
+    if (rules.overageCentsPer100 !== null) state.overage_cents_per_100 = rules.overageCentsPer100;
   }
   return state;
 }

@@ -2,6 +2,7 @@
 // response body of the feature is shaped here, from what the domain returns.
 import { didFromAgentKey, recordValueProblem, type FreeFormField } from 'provenant';
 import type { BatchOutcome } from '../domain/signing.js';
+import { supersededByMap } from '../domain/superseded-by.js';
 import type { NewSignature, StoredSignature } from '../store/index.js';
 
 /**
@@ -33,28 +34,9 @@ function recordFields(s: StoredSignature, supersededBy: string | null) {
     superseded_by: supersededBy,
     expires_at: answered('expires_at', r.expires_at),
     tags: answered('tags', r.tags),
+    // issue 28: signed only when present, so answered only then (a reader re-verifying needs it)
+    ...(r.pdq_hash === undefined || r.pdq_hash === null ? {} : { pdq_hash: r.pdq_hash }),
   };
-}
-
-/**
- * `superseded_by` within one result set (spec 2.1, 3.1): the newest unrevoked record
- * of the same signer whose `supersedes` names it. Another signer cannot amend a record.
- */
-export function supersededByMap(list: readonly StoredSignature[]): Map<string, string> {
-  const byHash = new Map(list.map((s) => [s.action_hash, s]));
-  const out = new Map<string, string>();
-  const when = new Map<string, number>();
-  for (const s of list) {
-    const target = s.record.supersedes;
-    if (target === null || s.revocation !== null) continue;
-    const old = byHash.get(target);
-    if (old === undefined || old.record.signer !== s.record.signer) continue;
-    if ((when.get(target) ?? -Infinity) < s.record.signed_at) {
-      out.set(target, s.action_hash);
-      when.set(target, s.record.signed_at);
-    }
-  }
-  return out;
 }
 
 /** Spec 2.1: the full public signature shape, profile fields only where the signer granted them. */

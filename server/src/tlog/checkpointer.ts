@@ -19,6 +19,8 @@ import type { StoredCheckpoint, TransparencyLogStore } from './types.js';
 import { WitnessClient } from './witnesses.js';
 import type { LogWitnessConfig } from '../config.js';
 
+/** A witness that has not cosigned the latest checkpoint is sent it again after this long (ms). */
+export const WITNESS_RETRY_MS = 5_000;
 /** Entries read per query while catching up. */
 const LEAF_BATCH = 16_384;
 
@@ -116,11 +118,12 @@ export class Checkpointer {
     this.latest = stored;
     const size = await this.store.size();
     const storedSize = stored?.size ?? 0;
-    if (stored !== null && size <= storedSize && !first) return;
     if (stored !== null && size < storedSize) throw new Error(`the log holds ${size} entries, below its checkpoint's ${storedSize}`);
     if (stored !== null && size === storedSize) {
-      // at start with nothing new: the stored checkpoint stands (a restart signs nothing new)
-      if (this.witnesses.some((w) => w.lastSize !== storedSize)) await this.sendToWitnesses(stored);
+      // nothing new (a restart signs nothing new): the stored checkpoint goes to the
+      // witnesses that have not cosigned it, each at most every WITNESS_RETRY_MS
+      const behind = this.witnesses.filter((w) => w.lastSize !== storedSize && (first || Date.now() - w.lastAttempt >= WITNESS_RETRY_MS));
+      if (behind.length > 0) await this.sendToWitnesses(stored, behind);
       return;
     }
     let builder = this.builder;
@@ -143,23 +146,28 @@ export class Checkpointer {
     this.builder = builder;
     this.latest = { size, note };
     this.log.debug('transparency log: checkpoint', { size });
-    await this.sendToWitnesses(this.latest);
+    await this.sendToWitnesses(this.latest, this.witnesses);
   }
 
-  private async sendToWitnesses(checkpoint: StoredCheckpoint): Promise<void> {
-    if (this.witnesses.length === 0) return;
+  /** Sends `checkpoint` to `witnesses` at once; stores it with the cosignatures it had and those it got. */
+  private async sendToWitnesses(checkpoint: StoredCheckpoint, witnesses: readonly WitnessClient[]): Promise<void> {
+    if (witnesses.length === 0) return;
     const { size } = checkpoint;
     const reader = storedHashReader(this.store, size);
     const bare = noteWithout(checkpoint.note, this.identity.origin);
-    const outcomes = await Promise.all(this.witnesses.map((w) => w.addCheckpoint(bare, size, (old) => proveConsistency(old, size, reader), this.abort.signal)));
+    const outcomes = await Promise.all(witnesses.map((w) => w.addCheckpoint(bare, size, (old) => proveConsistency(old, size, reader), this.abort.signal)));
     const cosignatures: NoteSignature[] = [];
     outcomes.forEach((o, i) => {
       if (o.ok) cosignatures.push(...o.cosignatures);
-      else this.log.warn('transparency log: a witness did not cosign', { witness: this.witnesses[i]!.config.url, error: o.error });
+      else this.log.warn('transparency log: a witness did not cosign', { witness: witnesses[i]!.config.url, error: o.error });
     });
     if (cosignatures.length === 0) return;
-    const { text, signatures } = parseNote(bare);
-    const note = formatNote(text, [...signatures, ...cosignatures]);
+    // the cosignatures stored meanwhile (another round, another node) stay, one per key
+    const current = (await this.store.latestCheckpoint()) ?? checkpoint;
+    if (current.size !== size) return;
+    const { text, signatures } = parseNote(current.note);
+    const fresh = new Set(cosignatures.map((c) => `${c.name}+${c.keyId}`));
+    const note = formatNote(text, [...signatures.filter((s) => !fresh.has(`${s.name}+${s.keyId}`)), ...cosignatures]);
     if (await this.store.cosignCheckpoint(size, note)) this.latest = { size, note };
   }
 

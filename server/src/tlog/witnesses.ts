@@ -27,6 +27,8 @@ export class WitnessClient {
   /** The size it last cosigned, as far as we know (0: nothing known). */
   lastSize = 0;
   lastError: string | null = null;
+  /** When it was last sent a checkpoint (ms). */
+  lastAttempt = 0;
 
   constructor(
     readonly config: LogWitnessConfig,
@@ -38,6 +40,7 @@ export class WitnessClient {
    * once more from the size it answers. Never throws.
    */
   async addCheckpoint(checkpoint: string, size: number, prove: ProveFrom, signal?: AbortSignal): Promise<WitnessOutcome> {
+    this.lastAttempt = Date.now();
     const deadline = AbortSignal.timeout(this.deadlineMs);
     const both = signal ? AbortSignal.any([deadline, signal]) : deadline;
     const outcome = await this.attempt(checkpoint, size, prove, both, 2).catch((err: unknown): WitnessOutcome => {

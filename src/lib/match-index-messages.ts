@@ -1,0 +1,28 @@
+// The messages between the server's match index thread (src/pool/match-index-thread.ts)
+// and its task file (workers/match-index.ts), in a leaf both import: numbered requests in,
+// replies with the same number out.
+import type { Match, MatchQuery } from './match-index.js';
+import type { HashType } from './types.js';
+
+export type IndexRequest =
+  /** fps: fingerprint objects, or their JSON text (parsed on the thread) */
+  | { op: 'add'; n: number; ids: number[]; fps: unknown[]; signedAt: number[] }
+  | { op: 'query'; n: number; query: Omit<MatchQuery, 'hash_type'>; types: readonly HashType[]; threshold: number; limit: number }
+  /** issue 28: records' pdq_hash values (objects, or null to take an id out); images of quality >= 50 are indexed */
+  | { op: 'pdq-add'; n: number; ids: number[]; pdq: unknown[] }
+  /** issue 28: the stored images within `maxDistance` of any of the 1-8 hashes (64 hex each) */
+  | { op: 'pdq-query'; n: number; hashes: string[]; maxDistance: number };
+
+export interface IndexReply {
+  n: number;
+  error?: string;
+  /** add: how many of the batch were indexed, and the index's size per type (HASH_TYPES order) and bytes after it. */
+  indexed?: number;
+  sizes?: number[];
+  bytes?: number;
+  /** query: the matches of each type in turn. */
+  matches?: Match[];
+  /** pdq-add: PDQ images held after it; pdq-query: ids and distances, nearest first. */
+  pdqSize?: number;
+  pdqMatches?: { id: number; distance: number }[];
+}
