@@ -49,8 +49,6 @@ export interface Config {
   credentialsTimeoutMs: number;
   /** `host:port` list for resolving webhook hosts; empty = the system resolver. */
   dnsServers: string[];
-  /** The ffmpeg binary; null = the one from @ffmpeg-installer/ffmpeg. */
-  ffmpegPath: string | null;
   /** Our addition: the request log's level (`silent` in tests). */
   logLevel: LogLevel;
   /** The bearer token GET /metrics asks for; null: /metrics is not served. */
@@ -211,7 +209,6 @@ export function loadConfig(env: Env = process.env): Config {
     }
   }
 
-  const ffmpegPath = read(env, 'FFMPEG_PATH') ?? null;
   const logLevel = choice(env, 'PROVENANT_LOG_LEVEL', 'info', LOG_LEVELS);
 
   const headersTimeoutMs = integer(env, 'PROVENANT_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000);
@@ -253,7 +250,6 @@ export function loadConfig(env: Env = process.env): Config {
     decoderMemoryMb,
     credentialsTimeoutMs,
     dnsServers,
-    ffmpegPath,
     logLevel,
     metricsToken,
     headersTimeoutMs,

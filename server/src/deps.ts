@@ -3,7 +3,7 @@
 // only route: none of them builds or starts a part.
 import type { FingerprintPool } from 'provenant';
 import type { Config } from './config.js';
-import type { Store } from './store/types.js';
+import type { Store } from './store/index.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
 import type { MatchingService } from './matching/service.js';

@@ -1,4 +1,4 @@
-// A reader of the store's change feed (store/types.ts ChangeFeed) that keeps its own
+// A reader of the store's change feed (store/feed.ts ChangeFeed) that keeps its own
 // cursor: the verify cache and the match index each follow the feed through one, so
 // they see every committed write, whichever route, CLI or store call made it.
 //
@@ -15,7 +15,7 @@
 // follows on from that seq. Proof that nothing was missed costs nothing in the usual
 // case: a read whose first change is cursor + 1 saw every change after the cursor;
 // only an empty read or one that starts later asks for the horizon (after the read).
-import type { Change, ChangeFeed } from './store/types.js';
+import type { Change, ChangeFeed } from './store/index.js';
 import type { Logger } from './log.js';
 
 /** Changes read per since() call. */

@@ -1,12 +1,12 @@
 // The change feed's window (issue 25 item 10): a long-lived part, built and closed by
-// the composition root, that prunes the feed (store/types.ts ChangeFeed.prune) to its
+// the composition root, that prunes the feed (store/feed.ts ChangeFeed.prune) to its
 // newest PROVENANT_FEED_MAX_CHANGES changes written within PROVENANT_FEED_MAX_AGE_HOURS,
 // at start and then every PRUNE_EVERY_MS. Without it the `changes` table grows by about
 // 150 bytes per write forever. Every node prunes (the first to get there deletes, the
 // others find nothing); a follower that was behind the window reloads from the tables
 // (feed-follower.ts), so pruning never makes a node wrong, only costs it a reload.
 import type { Logger } from './log.js';
-import type { ChangeFeed, FeedWindow } from './store/types.js';
+import type { ChangeFeed, FeedWindow } from './store/index.js';
 
 /** How often the window is pruned. */
 export const PRUNE_EVERY_MS = 5 * 60_000;

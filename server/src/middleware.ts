@@ -6,7 +6,7 @@ import type { Context, Next } from 'koa';
 import { ZodError } from 'zod';
 import { ApiError, DomainError, ERRORS, type ErrorCode } from './errors.js';
 import type { Logger } from './log.js';
-import { StoreUnavailableError } from './store/types.js';
+import { StoreUnavailableError } from './store/index.js';
 import type { Metrics } from './metrics.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -23,7 +23,7 @@ import { VerifyCache } from './signit/cache.js';
 import { CONTENT_RIGHTS_MAX_AGE_SECONDS } from './public/routes.js';
 import { openStore as openEngine } from './store/index.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import type { Store } from './store/types.js';
+import type { Store } from './store/index.js';
 
 export interface ComposeOptions {
   log?: Logger;

@@ -42,11 +42,10 @@ export interface TestSql {
 
 async function sqliteSql(file: string): Promise<TestSql> {
   const db = await Db.open(file);
-  type Params = Parameters<Db['run']>[1];
   return {
-    get: (sql, params = []) => db.get(sql, params as Params),
-    all: (sql, params = []) => db.all(sql, params as Params),
-    run: (sql, params = []) => db.run(sql, params as Params),
+    get: (sql, params = []) => db.get(sql, params),
+    all: (sql, params = []) => db.all(sql, params),
+    run: async (sql, params = []) => ({ changes: await db.run(sql, params) }),
     close: () => db.close(),
   };
 }

@@ -22,7 +22,6 @@ test('defaults (decisions.md 10)', () => {
   assert.is(c.webhookAllowPrivate, false);
   assert.is(c.workers, availableParallelism());
   assert.equal(c.dnsServers, []);
-  assert.is(c.ffmpegPath, null);
   assert.is(c.logLevel, 'info');
   assert.is(c.databaseUrl, null, 'SQLite in the data directory');
   assert.is(c.secretsDir, resolve('./data/secrets'));
@@ -48,7 +47,6 @@ test('accepted values', () => {
     PROVENANT_WEBHOOK_ALLOW_PRIVATE: '1',
     PROVENANT_WORKERS: '3',
     PROVENANT_DNS_SERVERS: '127.0.0.1:5353, [::1]:53',
-    FFMPEG_PATH: '/usr/bin/ffmpeg',
     PROVENANT_LOG_LEVEL: 'silent',
   });
   assert.is(c.port, 9000);
@@ -63,7 +61,6 @@ test('accepted values', () => {
   assert.is(c.webhookAllowPrivate, true);
   assert.is(c.workers, 3);
   assert.equal(c.dnsServers, ['127.0.0.1:5353', '[::1]:53']);
-  assert.is(c.ffmpegPath, '/usr/bin/ffmpeg');
   assert.is(c.logLevel, 'silent');
   assert.is(loadConfig({ PORT: '1234' }).baseUrl, 'http://localhost:1234', 'the default base URL follows PORT');
   assert.is(loadConfig({ PROVENANT_RATE_LIMIT: 'ON' }).rateLimit, true);

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FeedFollower } from '../../server/src/feed-follower.js';
 import { createLogger } from '../../server/src/log.js';
-import type { Change, ChangeFeed } from '../../server/src/store/types.js';
+import type { Change, ChangeFeed } from '../../server/src/store/index.js';
 
 /**
  * A feed in memory; append() wakes the listeners as a commit would; failNext makes

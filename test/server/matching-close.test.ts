@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MatchingService } from '../../server/src/matching/service.js';
 import { createLogger } from '../../server/src/log.js';
-import type { Store } from '../../server/src/store/types.js';
+import type { Store } from '../../server/src/store/index.js';
 
 /** Must match LOAD_RANGE in service.ts: ranges are read LOAD_RANGE seqs at a time. */
 const LOAD_RANGE = 10_000;

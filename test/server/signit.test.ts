@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
+import { outbox } from '../helpers/outbox.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import { issueSessionToken } from '../../server/src/domain/tokens.js';
 import type { TokenVerifier } from '../../server/src/deps.js';
@@ -26,7 +27,7 @@ const testOauthVerifier: TokenVerifier = async (_deps, token) => {
 
 test.before(async () => {
   srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' }, { tokenVerifiers: [testOauthVerifier], engine: testEngine(import.meta.url) });
-  // the outbox rows stay pending for these tests to read (their delivery is test/webhooks/'s)
+  // the outbox rows stay for these tests to read (helpers/outbox.ts; their delivery is test/webhooks/'s)
   await srv.deps.webhooks.close();
 });
 test.after(async () => {
@@ -299,7 +300,7 @@ test('free org pool: signs through the app draw on it; full, they fall back to p
   assert.is(byAgent.body.scope, 'org');
 
   // the sign through an app token left a sign.created row in the outbox (webhook seam)
-  const events = (await srv.deps.store.signatures.pendingEvents(10_000)).filter((e) => e.app_id === app.id);
+  const events = (await outbox(srv.deps.store)).filter((e) => e.appId === app.id);
   assert.equal(events.map((e) => e.type), ['sign.created']);
   assert.equal(events[0].payload, { file_hash: r.body.file_hash, action_hash: r.body.action_hash, signer: u.agentKey, signed_at: r.body.signed_at, intent: 'Witness' });
 
@@ -398,7 +399,7 @@ test('OAuth scopes: sign endpoints need `sign`, quota and my-signatures need `ve
   assert.equal((await api('GET', `${S}/quota`, { token: verifyOnly })).body, {
     allowed: true, scope: 'org', tier: 'free', used: 1, limit: 250, resets_at: nextMonthIso(),
   });
-  const events = (await srv.deps.store.signatures.pendingEvents(10_000)).filter((e) => e.app_id === app.id);
+  const events = (await outbox(srv.deps.store)).filter((e) => e.appId === app.id);
   assert.equal(events.map((e) => [e.type, e.payload.action_hash]), [['sign.created', s.body.action_hash]]);
 
   const orphan = await srv.deps.store.accounts.createApp({ id: randomUUID(), orgId: null, ownerId: u.userId, name: 'No Org', redirectUris: [], scopes: [] });
@@ -538,7 +539,7 @@ test('POST /revoke through an app token writes sign.revoked to the outbox', asyn
   const { app, token } = await appFor(u.userId, 'pro');
   const s = await api('POST', `${S}/sign`, { token, body: { file_hash: hex() } });
   assert.is((await api('POST', `${S}/revoke`, { token, body: { action_hash: s.body.action_hash } })).status, 200);
-  const events = (await srv.deps.store.signatures.pendingEvents(10_000)).filter((e) => e.app_id === app.id);
+  const events = (await outbox(srv.deps.store)).filter((e) => e.appId === app.id);
   assert.equal(events.map((e) => e.type), ['sign.created', 'sign.revoked']);
   assert.equal(events[1].payload, { action_hash: s.body.action_hash, revoker: u.agentKey, reason: null });
 });
@@ -667,7 +668,7 @@ test('POST /publish with client_id draws on the sponsoring org pool', async () =
   const q = await api('GET', `${S}/quota/by-agent?agent_pub_key=${d.agentKey}&client_id=${app.id}`);
   assert.equal(q.body, { allowed: true, scope: 'org', tier: 'free', used: 1, limit: 250, resets_at: nextMonthIso(), sponsor: { app_name: 'Vault Partner', exhausted: false } });
   // no webhook rows for vault publishing (spec 6)
-  assert.is((await srv.deps.store.signatures.pendingEvents(10_000)).filter((e) => e.app_id === app.id).length, 0);
+  assert.is((await outbox(srv.deps.store)).filter((e) => e.appId === app.id).length, 0);
 });
 
 test('POST /publish-revocation: signed by the original signer only', async () => {

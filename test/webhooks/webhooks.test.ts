@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import type { Logger, LogFields } from '../../server/src/log.js';
-import type { OrgTier } from '../../server/src/store/types.js';
+import type { OrgTier } from '../../server/src/store/index.js';
 import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { newAccount, postJson, registerApp, tokensFor, type TestApp } from '../oauth/support.js';
 import { makeTestCa, Receiver, type TestCa } from './fixtures.js';

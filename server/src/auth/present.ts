@@ -2,7 +2,7 @@
 import { didFromAgentKey } from 'provenant';
 import type { Account } from '../domain/accounts.js';
 import type { Session } from '../domain/sessions.js';
-import type { Agent, UserTier } from '../store/types.js';
+import type { Agent, UserTier } from '../store/index.js';
 
 export interface UserView {
   id: string;

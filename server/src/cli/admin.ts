@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { ORG_TIERS, USER_TIERS, StoreConflictError, type OrgTier, type UserTier } from '../store/types.js';
+import { ORG_TIERS, USER_TIERS, StoreConflictError, type OrgTier, type UserTier } from '../store/index.js';
 import { ConfigError, databaseFile, loadConfig } from '../config.js';
 import type { DomainDeps } from '../domain/deps.js';
 import { DomainError } from '../errors.js';

@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import { contactRecipient, type ContactQueueWaker } from '../domain/contact.js';
 import type { Logger } from '../log.js';
 import type { MailMessage, MailTransport } from '../mail/transport.js';
-import type { QueuedContactRequest, Store } from '../store/types.js';
+import type { QueuedContactRequest, Store } from '../store/index.js';
 
 /** How often the queue is looked at without a wake (retries, requests queued by another node). */
 const POLL_MS = 5_000;

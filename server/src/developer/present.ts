@@ -1,5 +1,5 @@
 // /api/v1/developer answers (decisions.md 5).
-import type { App } from '../store/types.js';
+import type { App } from '../store/index.js';
 
 export interface AppView {
   client_id: string;

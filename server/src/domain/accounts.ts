@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from './passwords.js';
 import { DomainError } from '../errors.js';
-import { StoreConflictError, type Agent, type Org, type OrgTier, type PublicField, type User, type UserTier } from '../store/types.js';
+import { StoreConflictError, type Agent, type Org, type OrgTier, type PublicField, type User, type UserTier } from '../store/index.js';
 import type { DomainDeps } from './deps.js';
 
 export interface NewAccount {

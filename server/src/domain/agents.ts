@@ -4,7 +4,7 @@
 // signed keep their signer (they are immutable) and no other account can take it.
 import { normalizeAgentKey } from 'provenant';
 import { DomainError } from '../errors.js';
-import type { Agent, User } from '../store/types.js';
+import type { Agent, User } from '../store/index.js';
 import type { DomainDeps } from './deps.js';
 
 /** The user's linked keys, primary first, then by link time. */

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { issueSessionToken } from './tokens.js';
 import { DomainError } from '../errors.js';
-import type { App } from '../store/types.js';
+import type { App } from '../store/index.js';
 import type { DomainDeps } from './deps.js';
 
 export interface NewApp {

@@ -6,7 +6,7 @@ import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, sign, 
 import { agentKeyFromPublicKey, didFromPublicKey, generateSigningKey, parseAgentKey } from 'provenant';
 import { DomainError } from '../errors.js';
 import { loadSecret } from '../secrets.js';
-import type { Cell } from '../store/types.js';
+import type { Cell } from '../store/index.js';
 import type { DomainDeps } from './deps.js';
 
 const TAG_BYTES = 16;

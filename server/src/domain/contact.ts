@@ -2,7 +2,7 @@
 // answered alike whatever becomes of it; who the signer is, whether they opted in and
 // where their mail goes are decided later, off the request path, so that neither the
 // answer nor its timing tells a sender anything about the signer.
-import type { NewContactRequest, QueuedContactRequest, Store } from '../store/types.js';
+import type { NewContactRequest, QueuedContactRequest, Store } from '../store/index.js';
 
 /** Spec 4.13: purposes a request may name; anything else is recorded as `other`. */
 export const CONTACT_PURPOSES = ['licensing', 'ai_training', 'collaboration', 'other'] as const;

@@ -2,7 +2,7 @@
 // signatures as amend chains, and the rights declared for a file. Reads only.
 import { combineContentRights, type ContentRights } from 'provenant';
 import { supersededByMap } from './superseded-by.js';
-import type { StoredSignature, Store, User } from '../store/types.js';
+import type { StoredSignature, Store, User } from '../store/index.js';
 
 /**
  * The latest signature of each amend chain (spec 2.6, 3.1): every record that no newer

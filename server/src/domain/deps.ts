@@ -3,7 +3,7 @@
 // admin CLI opens the store alone and is another. Domain modules know no HTTP: they
 // take typed inputs, write through the store and throw DomainError (../errors.ts).
 import type { Config } from '../config.js';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/index.js';
 
 export interface DomainDeps {
   store: Store;

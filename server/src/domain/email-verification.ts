@@ -5,7 +5,7 @@
 // send that failed is followed by a new request for a link.
 import { createHash, randomBytes } from 'node:crypto';
 import { DomainError } from '../errors.js';
-import type { EmailVerificationOutcome, User } from '../store/types.js';
+import type { EmailVerificationOutcome, User } from '../store/index.js';
 import { userOfToken } from './accounts.js';
 import type { DomainDeps } from './deps.js';
 

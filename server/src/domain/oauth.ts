@@ -10,7 +10,7 @@
 // (spec 2.8): `pvat_...`, refresh tokens `pvrt_...`, so that a token says what it is.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { DomainError } from '../errors.js';
-import type { App, OAuthAccess, OAuthGrant, OAuthGrantListing, OutboxEvent, User } from '../store/types.js';
+import type { App, OAuthAccess, OAuthGrant, OAuthGrantListing, OutboxEvent, User } from '../store/index.js';
 import type { DomainDeps } from './deps.js';
 
 /** Spec 3.4, 8. */

@@ -3,7 +3,7 @@
 // (spec 6); a record draws on the signer's quota, or a sponsoring app's org quota.
 import { actionHash, verifyRecord, verifyRevocation, type RevocationEntry, type SignatureRecord } from 'provenant';
 import { DomainError } from '../errors.js';
-import { StoreConflictError, type User } from '../store/types.js';
+import { StoreConflictError, type User } from '../store/index.js';
 import { linkedOwner } from './agents.js';
 import type { DomainDeps } from './deps.js';
 import { chargeOf, quotaPlan } from './quota-plans.js';

@@ -3,7 +3,7 @@
 // and the quota state clients see (spec 2.5, 4.4, 4.5). The rules are in quota.ts.
 import { normalizeAgentKey, parseAgentKey, parseSignatureHex, quotaSyncMessage, verifyBytes } from 'provenant';
 import { DomainError } from '../errors.js';
-import type { Charge, User } from '../store/types.js';
+import type { Charge, User } from '../store/index.js';
 import { ACCOUNT_GONE, userOfToken } from './accounts.js';
 import { linkedOwner } from './agents.js';
 import type { Caller, DomainDeps } from './deps.js';

@@ -3,7 +3,7 @@
 // store counts inside the insert transaction and calls `decideCharge` with the counts.
 // (The spec's "org pool" is an org quota here: "pool" in this code base is the worker pool.)
 import { DomainError } from '../errors.js';
-import type { ChargeDecision, OrgTier, QuotaSource, QuotaUsage, UserTier } from '../store/types.js';
+import type { ChargeDecision, OrgTier, QuotaSource, QuotaUsage, UserTier } from '../store/index.js';
 import type { QuotaState } from 'provenant/api';
 
 /** Personal signs per month (spec 8); a hard block. */

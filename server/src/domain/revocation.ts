@@ -2,7 +2,7 @@
 // cell refuses anything else, and its refusals are `revocation_failed` with its reason.
 import { canonicalRevocationBytes, commentProblem, isHex64, toBase64 } from 'provenant';
 import { DomainError } from '../errors.js';
-import type { OutboxEvent } from '../store/types.js';
+import type { OutboxEvent } from '../store/index.js';
 import { signAsCell } from './cells.js';
 import type { Caller, DomainDeps } from './deps.js';
 

@@ -9,7 +9,7 @@ import { authChallenge, isAuthChallenge, normalizeAgentKey, parseAgentKey, parse
 import { hashPassword, verifyNothing, verifyPassword } from './passwords.js';
 import { issueSessionToken, verifySessionToken } from './tokens.js';
 import { DomainError } from '../errors.js';
-import { StoreConflictError, type User } from '../store/types.js';
+import { StoreConflictError, type User } from '../store/index.js';
 import { accountOf, createUserAccount, userOfToken, type Account } from './accounts.js';
 import { linkedOwner } from './agents.js';
 import type { DomainDeps } from './deps.js';

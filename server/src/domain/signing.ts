@@ -5,7 +5,7 @@
 // transaction (storeSigned).
 import { actionHash, canonicalRecordBytes, recordOf, toBase64, type RecordContent, type SignatureRecord } from 'provenant';
 import { DomainError, type ErrorCode } from '../errors.js';
-import type { Cell, NewSignature, OutboxEvent, User } from '../store/types.js';
+import type { Cell, NewSignature, OutboxEvent, User } from '../store/index.js';
 import { ACCOUNT_GONE, userOfToken } from './accounts.js';
 import { signAsCell } from './cells.js';
 import type { Caller, DomainDeps } from './deps.js';

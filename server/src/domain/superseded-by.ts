@@ -1,7 +1,7 @@
 // Which record amends which (spec 2.1, 3.1): a rule over a list of stored signatures,
 // used by the signer's public view (creators.ts) and by every answer that carries
 // `superseded_by` (signit/present.ts).
-import type { StoredSignature } from '../store/types.js';
+import type { StoredSignature } from '../store/index.js';
 
 /**
  * `superseded_by` within one result set (spec 2.1, 3.1): the newest unrevoked record

@@ -5,7 +5,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { DomainError } from '../errors.js';
 import { loadSecret } from '../secrets.js';
-import type { App, OrgTier, QueuedEvent, Webhook, WebhookFilters, WebhookPatch } from '../store/types.js';
+import type { App, OrgTier, QueuedEvent, Webhook, WebhookFilters, WebhookPatch } from '../store/index.js';
 import { checkedAddresses, parseWebhookUrl, WebhookUrlError, type HostResolver } from './url-rules.js';
 import type { DomainDeps } from './deps.js';
 

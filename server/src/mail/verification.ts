@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { issueEmailVerification, needsVerification, verificationLink, type VerificationMailQueue } from '../domain/email-verification.js';
 import type { Logger } from '../log.js';
-import type { Store, User } from '../store/types.js';
+import type { Store, User } from '../store/index.js';
 import type { MailMessage, MailTransport } from './transport.js';
 
 /** The message: the link on a line of its own, when it stops working, and why it came. */

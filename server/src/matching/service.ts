@@ -10,7 +10,7 @@ import {
 import { ApiError } from '../errors.js';
 import { FeedFollower } from '../feed-follower.js';
 import type { Logger } from '../log.js';
-import type { Change, Store } from '../store/types.js';
+import type { Change, Store } from '../store/index.js';
 import { AnswerCache } from './answers.js';
 
 /** Spec 8: the similarity thresholds. */

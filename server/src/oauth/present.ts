@@ -3,7 +3,7 @@
 import { didFromAgentKey } from 'provenant';
 import type { Config } from '../config.js';
 import { OAUTH_SCOPES, type TokenSet, type UserInfoSource } from '../domain/oauth.js';
-import type { OAuthGrantListing } from '../store/types.js';
+import type { OAuthGrantListing } from '../store/index.js';
 
 /** Spec 2.8. */
 export function tokenAnswer(tokens: TokenSet) {

@@ -20,7 +20,7 @@ import { login, sessionOfToken } from '../domain/sessions.js';
 import { ApiError, DomainError } from '../errors.js';
 import { zodMessage } from '../middleware.js';
 import { clientKey, rateLimit } from '../ratelimit.js';
-import type { User } from '../store/types.js';
+import type { User } from '../store/index.js';
 import { consentPage, csrfTokenValid, errorPage, SESSION_COOKIE, setSessionCookie, signInPage, type PageRequest } from './pages.js';
 import { authorizedAppsAnswer, metadataAnswer, tokenAnswer, userInfoAnswer } from './present.js';
 import {

@@ -11,7 +11,7 @@ import ipaddr from 'ipaddr.js';
 import type { ServerDeps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { OAUTH_SCOPES, TOKEN_TYPE_HINTS, withOpenid, type TokenTypeHint } from '../domain/oauth.js';
-import type { App } from '../store/types.js';
+import type { App } from '../store/index.js';
 
 /** Query or body parameters as received: a string, several strings (repeated), or (JSON) any value. */
 export type Params = Record<string, unknown>;

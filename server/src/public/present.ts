@@ -5,7 +5,7 @@
 import { didFromAgentKey, type ContentRights, type License } from 'provenant';
 import { chainHeads, declaredRights, type Creator, type FileRights } from '../domain/creators.js';
 import { publicSignature, publicSignatures } from '../signit/present.js';
-import type { StoredSignature } from '../store/types.js';
+import type { StoredSignature } from '../store/index.js';
 import type { BadgeOptions } from './schema.js';
 
 /**

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { isPlainObject, normalizeAgentKey, parseIdentity, agentKeyFromPublicKey } from 'provenant';
 import { CONTACT_LIMITS, CONTACT_PURPOSES } from '../domain/contact.js';
 import { ApiError } from '../errors.js';
-import type { NewContactRequest } from '../store/types.js';
+import type { NewContactRequest } from '../store/index.js';
 
 /** Spec 4.6: `:id` is an agent key (any accepted form) or a DID; returned as the canonical agent key. */
 export function parseCreatorId(id: string): string {

@@ -13,7 +13,7 @@
 import NodeCache from 'node-cache';
 import { FeedFollower } from '../feed-follower.js';
 import type { Logger } from '../log.js';
-import type { Change, ChangeFeed } from '../store/types.js';
+import type { Change, ChangeFeed } from '../store/index.js';
 
 export const VERIFY_CACHE_TTL_SECONDS = 60;
 export const VERIFY_CACHE_MAX_KEYS = 20_000;

@@ -3,7 +3,7 @@
 import { didFromAgentKey, recordValueProblem, type FreeFormField } from 'provenant';
 import type { BatchOutcome } from '../domain/signing.js';
 import { supersededByMap } from '../domain/superseded-by.js';
-import type { NewSignature, StoredSignature } from '../store/types.js';
+import type { NewSignature, StoredSignature } from '../store/index.js';
 
 /**
  * A stored free-form field as answered: null when it is beyond the limits a record is

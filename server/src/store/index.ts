@@ -1,15 +1,23 @@
 // The store: everything the server and the admin CLI persist, behind the interfaces of
-// ./types.ts. Routes and services see `Store`, never an engine; the SQLite engine lives
-// in ./sqlite/, the PostgreSQL engine in ./postgres/, and nothing outside those folders
-// knows SQL (docs/server.md, "The store" and "Engines").
+// the table modules (./store.ts lists them). Routes and services see `Store`, never an
+// engine; the SQLite engine lives in ./sqlite/, the PostgreSQL engine in ./postgres/,
+// and nothing outside this folder knows SQL (docs/server.md, "The store" and "Engines").
 import { openPostgresStore } from './postgres/index.js';
 import { openSqliteStore, type MigrationListener } from './sqlite/index.js';
-import type { Store } from './types.js';
+import type { Store } from './store.js';
 
-export * from './types.js';
+export * from './accounts.js';
+export * from './contacts.js';
+export * from './email-verifications.js';
+export * from './errors.js';
+export type { Change, ChangeFeed, FeedWindow } from './feed.js';
+export * from './oauth.js';
 export { reducedJson } from './reduced.js';
+export * from './signatures.js';
+export type { Store } from './store.js';
+export * from './webhooks.js';
 export { openSqliteStore, type MigrationListener } from './sqlite/index.js';
-export { openPostgresStore } from './postgres/index.js';
+export { openPostgresStore, type PgStore } from './postgres/index.js';
 
 /**
  * The engine the configuration names: PostgreSQL at `databaseUrl` (PROVENANT_DATABASE_URL),

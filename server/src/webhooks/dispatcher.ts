@@ -12,7 +12,7 @@ import { hmacSha256Hex } from 'provenant';
 import type { Config } from '../config.js';
 import { MAX_CONSECUTIVE_FAILURES, openSecret, routeEvent } from '../domain/webhooks.js';
 import type { Logger } from '../log.js';
-import type { Store, WebhookDelivery } from '../store/types.js';
+import type { Store, WebhookDelivery } from '../store/index.js';
 import type { SecureContext } from 'node:tls';
 import { ClaimLostError, deliverWebhook, trustingExtraCa, WEBHOOK_DEADLINE_MS, type DeliveryOutcome } from './deliver.js';
 import { createHostResolver, type HostResolver } from '../domain/url-rules.js';

@@ -1,5 +1,5 @@
 // /api/v1/webhooks answers (spec 2.7, 4.15; decisions.md 8).
-import type { Webhook } from '../store/types.js';
+import type { Webhook } from '../store/index.js';
 import { EVENT_CATALOG } from '../domain/webhooks.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -17,6 +17,7 @@ import { signBatch, signOne, type BatchFile, type SignRequest } from '../../../s
 import { DomainError } from '../../../server/src/errors.js';
 import { parseBatch, parseSignRequest } from '../../../server/src/signit/schema.js';
 import { openSqliteStore, type Charge, type OutboxEvent, type Store } from '../../../server/src/store/index.js';
+import { outbox } from '../../helpers/outbox.js';
 
 const test = suite('domain: signing');
 
@@ -190,7 +191,7 @@ test('revoke reads the cell once, signs the revocation with it, and writes sign.
   assert.is(spy.calls.get('accounts.getCell'), 1);
   const stored = await store.signatures.get(signed.action_hash);
   assert.equal([stored?.revocation?.reason, stored?.revocation?.revoked_at, stored?.revocation?.signer], ['wrong file', 1_700_000_000_000, agentKey]);
-  const events = await store.signatures.pendingEvents(1000);
+  const events = await outbox(store);
   assert.equal(events.filter((e) => e.type === 'sign.revoked' && e.payload.action_hash === signed.action_hash).map((e) => e.payload), [
     { action_hash: signed.action_hash, revoker: agentKey, reason: 'wrong file' },
   ]);

@@ -1,51 +1,35 @@
-// The PostgreSQL connections behind every module of the PostgreSQL engine: one pg Pool.
+// The PostgreSQL engine's connections (one pg Pool), dialect, typed errors and
+// migrations.
 //
 // A plain read runs on any pooled connection (its own implicit transaction); every
 // write runs in `transaction()`, BEGIN ... COMMIT on one connection, so each store
-// method is one transaction. Only parameterised statements ($1, $2, ...): values are
-// never spliced into SQL. Errors leave here as the store's typed errors: unique and
+// method is one transaction. The table modules write `?` placeholders; each becomes
+// $1, $2, ... here. Errors leave here as the store's typed errors: unique and
 // foreign-key violations by constraint name, a lost or refused connection (PostgreSQL
 // away) as StoreUnavailableError, so that a request answers 503 instead of 500.
 import pg from 'pg';
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { StoreConflictError, StoreNotFoundError, StoreUnavailableError } from '../types.js';
-import { serverRoot, type MigrationListener } from '../sqlite/db.js';
+import { StoreConflictError, StoreNotFoundError, StoreUnavailableError } from '../errors.js';
+import { listMigrations, type MigrationListener } from '../migrations.js';
+import type { Db, Dialect, Lock, Queryable, Row, Sql } from '../sql.js';
 
-export type Row = Record<string, unknown>;
+/** Texts already numbered (numbered()); the store's texts are a few hundred at most. */
+const NUMBERED = new Map<string, string>();
 
-/** What a store module may do: statements on one connection (or the pool). */
-export interface Queryable {
-  get<T = Row>(sql: string | Prepared, params?: unknown[]): Promise<T | undefined>;
-  all<T = Row>(sql: string | Prepared, params?: unknown[]): Promise<T[]>;
-  /** A statement whose rows are not wanted; the number of rows it touched. */
-  run(sql: string | Prepared, params?: unknown[]): Promise<number>;
+/** `sql` with each `?` outside a quoted string made $1, $2, ... */
+function numbered(sql: string): string {
+  let text = NUMBERED.get(sql);
+  if (text === undefined) {
+    let n = 0;
+    text = sql.replace(/'(?:[^']|'')*'|\?/g, (m) => (m === '?' ? `$${++n}` : m));
+    if (NUMBERED.size >= 2_000) NUMBERED.clear();
+    NUMBERED.set(sql, text);
+  }
+  return text;
 }
 
-/** A statement kept prepared on each connection that ran it (see prepared()). */
-export interface Prepared {
-  readonly name: string;
-  readonly text: string;
-}
-
-/**
- * A statement of a hot read, parsed and planned once per connection and from then on
- * only bound and run. A plain statement is parsed and planned on every call: for the
- * one-row join behind GET /verify that took 0.2 ms of planning against 0.05 ms of
- * execution (EXPLAIN ANALYZE, 100k records), and the reads ran at a quarter of the
- * prepared rate. Only for fixed texts that name their columns: a prepared `SELECT *`
- * fails ("cached plan must not change result type") once another node's migration adds
- * a column, and every distinct text stays prepared on each connection. The name is
- * the text's hash, so one text always has one name.
- */
-export function prepared(text: string): Prepared {
-  return { name: `provenant_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`, text };
-}
-
-/** pg's query config for a plain or prepared statement. */
-function statement(sql: string | Prepared, values: unknown[]): pg.QueryConfig {
-  return typeof sql === 'string' ? { text: sql, values } : { name: sql.name, text: sql.text, values };
+/** pg's query config for a plain or prepared statement (a prepared one keeps its name on each connection). */
+function statement(sql: Sql, values: readonly unknown[]): pg.QueryConfig {
+  return typeof sql === 'string' ? { text: numbered(sql), values: [...values] } : { name: sql.name, text: numbered(sql.text), values: [...values] };
 }
 
 /** Waiting for a connection longer than this fails the request (503), as does a dead server. */
@@ -56,20 +40,40 @@ const STATEMENT_TIMEOUT_MS = 30_000;
 const POOL_SIZE = 10;
 
 /**
- * Locks of this engine, as pg_advisory_lock's (class, key) pairs: one class per purpose,
- * so that keys of different purposes never meet.
+ * The classes of this engine's advisory locks (pg_advisory_lock's (class, key)): one per
+ * purpose, so that keys of different purposes never meet. The key is 0, or for a
+ * user's or an organisation's quota hashtext(id). `migrations` is a session lock held
+ * while migrations run (nodes starting together apply them once); the others are the
+ * dialect's transaction locks (../sql.ts Lock), held to commit.
  */
-export const LOCKS = {
-  /** Session lock held while migrations run: nodes starting together apply them once. */
-  migrations: [1, 0],
-  /** Transaction lock held to commit by every write that appends to the change feed (feed.ts). */
-  feed: [2, 0],
-  /** Transaction locks of one user's and one organisation's quota: key = hashtext(id). */
-  userQuota: 3,
-  orgQuota: 4,
-  /** Transaction lock of the node routing the webhook outbox (webhooks.ts): one at a time, so deliveries queue in event order. */
-  webhookRouting: [5, 0],
-} as const;
+const LOCK_CLASSES: Record<Lock | 'migrations', number> = { migrations: 1, feed: 2, userQuota: 3, orgQuota: 4, webhookRouting: 5 };
+
+/** PostgreSQL spelled for the table modules (../sql.ts Dialect). */
+export const postgresDialect: Dialect = {
+  true: 'true',
+  false: 'false',
+  lock: (mode, opts = {}) => `FOR ${mode === 'update' ? 'UPDATE' : 'SHARE'}${opts.of ? ` OF ${opts.of}` : ''}${opts.skipLocked ? ' SKIP LOCKED' : ''}`,
+  // the unique indexes are on lower(email) and lower(username)
+  equalsIgnoringCase: (column) => `lower(${column}) = lower(?)`,
+  inList: (column, type) => `${column} = ANY(?::${type}[])`,
+  list: (values) => [...values],
+  // the columns as arrays (unnest keeps them in step; WITH ORDINALITY numbers the rows)
+  batch: (columns, rows) => ({
+    from: `unnest(${columns.map(([, type]) => `?::${type}[]`).join(', ')}) WITH ORDINALITY AS batch (${columns.map(([name]) => name).join(', ')}, n)`,
+    params: columns.map((_, i) => rows.map((row) => row[i])),
+  }),
+  greatest: (a, b) => `GREATEST(${a}, ${b})`,
+  lines: (expr) => `string_agg(${expr}, E'\\n')`,
+  // written beside the record at insert (migration 001): no record is parsed to read it
+  perceptualHash: { read: 'perceptual_hash', written: true },
+  async serialise(tx, lock, key) {
+    if (key === undefined) await tx.run('SELECT pg_advisory_xact_lock(?, 0)', [LOCK_CLASSES[lock]]);
+    else await tx.run('SELECT pg_advisory_xact_lock(?, hashtext(?))', [LOCK_CLASSES[lock], key]);
+  },
+  async trySerialise(tx, lock) {
+    return (await tx.get<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(?, 0) AS ok', [LOCK_CLASSES[lock]]))?.ok === true;
+  },
+};
 
 /** Whose `what` each UNIQUE constraint (or unique index) names (the migrations name them). */
 const UNIQUE_WHAT: Record<string, string> = {
@@ -119,15 +123,6 @@ export function storeError(err: unknown, missing = 'row'): unknown {
   return err;
 }
 
-/** `NNN_name.sql` files in src/store/postgres/migrations, applied once each, in order. */
-export function listMigrations(): { version: number; name: string; sql: string }[] {
-  const dir = join(serverRoot(), 'src', 'store', 'postgres', 'migrations');
-  return readdirSync(dir)
-    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
-    .sort()
-    .map((f) => ({ version: Number(f.slice(0, 3)), name: f.slice(4, -4), sql: readFileSync(join(dir, f), 'utf8') }));
-}
-
 /** int8 (counts, ids, times) as JS numbers: every value the store keeps is below 2^53. */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -136,19 +131,20 @@ const types = {
 
 function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async get<T>(sql: string | Prepared, params: unknown[] = []) {
+    async get<T>(sql: Sql, params: readonly unknown[] = []) {
       return (await client.query(statement(sql, params))).rows[0] as T | undefined;
     },
-    async all<T>(sql: string | Prepared, params: unknown[] = []) {
+    async all<T>(sql: Sql, params: readonly unknown[] = []) {
       return (await client.query(statement(sql, params))).rows as T[];
     },
-    async run(sql: string | Prepared, params: unknown[] = []) {
+    async run(sql: Sql, params: readonly unknown[] = []) {
       return (await client.query(statement(sql, params))).rowCount ?? 0;
     },
   };
 }
 
-export class PgDb implements Queryable {
+export class PgDb implements Db {
+  readonly dialect = postgresDialect;
   private readonly direct: Queryable;
 
   private constructor(
@@ -191,17 +187,17 @@ export class PgDb implements Queryable {
 
   private async migrate(onMigration?: MigrationListener): Promise<void> {
     const client = await this.pool.connect();
-    const [lockClass, lockKey] = LOCKS.migrations;
+    const lockClass = LOCK_CLASSES.migrations;
     try {
       // a migration may rewrite every row, and a node waits for another's: no statement limit here
       await client.query('SET statement_timeout = 0');
-      await client.query('SELECT pg_advisory_lock($1, $2)', [lockClass, lockKey]);
+      await client.query('SELECT pg_advisory_lock($1, 0)', [lockClass]);
       try {
         await client.query(
           'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)',
         );
         const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
-        for (const m of listMigrations()) {
+        for (const m of listMigrations('postgres')) {
           if (done.has(m.version)) continue;
           const started = Date.now();
           onMigration?.({ version: m.version, name: m.name });
@@ -217,7 +213,7 @@ export class PgDb implements Queryable {
           onMigration?.({ version: m.version, name: m.name, ms: Date.now() - started });
         }
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1, $2)', [lockClass, lockKey]).catch(() => undefined);
+        await client.query('SELECT pg_advisory_unlock($1, 0)', [lockClass]).catch(() => undefined);
         await client.query('RESET statement_timeout').catch(() => undefined);
       }
     } finally {
@@ -225,23 +221,23 @@ export class PgDb implements Queryable {
     }
   }
 
-  get<T = Row>(sql: string | Prepared, params?: unknown[]): Promise<T | undefined> {
+  get<T = Row>(sql: Sql, params?: readonly unknown[]): Promise<T | undefined> {
     return this.direct.get<T>(sql, params).catch((err) => Promise.reject(storeError(err)));
   }
 
-  all<T = Row>(sql: string | Prepared, params?: unknown[]): Promise<T[]> {
+  all<T = Row>(sql: Sql, params?: readonly unknown[]): Promise<T[]> {
     return this.direct.all<T>(sql, params).catch((err) => Promise.reject(storeError(err)));
   }
 
   /** A single write statement, as its own transaction. */
-  run(sql: string | Prepared, params?: unknown[]): Promise<number> {
+  run(sql: Sql, params?: readonly unknown[]): Promise<number> {
     return this.direct.run(sql, params).catch((err) => Promise.reject(storeError(err)));
   }
 
   /**
    * Runs `work` inside BEGIN ... COMMIT on one pooled connection; rolls back and rethrows
    * if `work` throws (as the store's typed error: see storeError). Isolation is READ
-   * COMMITTED: a read-then-write that must not race takes a lock first (LOCKS) or
+   * COMMITTED: a read-then-write that must not race takes a lock first (the dialect's serialise, or a row lock) or
    * decides in one statement (UPDATE ... WHERE).
    */
   async transaction<T>(work: (tx: Queryable) => Promise<T>, missing?: string): Promise<T> {

@@ -1,26 +1,15 @@
-// The SQLite engine: one database file (WAL), its migrations applied at open.
-import type { Store } from '../types.js';
-import { createSqliteAccountsStore } from './accounts.js';
-import { createSqliteContactStore } from './contacts.js';
-import { createSqliteEmailVerificationStore } from './email-verifications.js';
+// The SQLite engine: one database file (WAL), its migrations applied at open; the
+// tables' queries are the shared ones (../store.ts), over this engine's Db and dialect.
+import { Feed } from '../feed.js';
+import { tableStores, type Store } from '../store.js';
 import { Db, type MigrationListener } from './db.js';
-import { SqliteChangeFeed } from './feed.js';
-import { createSqliteOAuthStore } from './oauth.js';
-import { createSqliteSignaturesStore } from './signatures.js';
-import { createSqliteWebhooksStore } from './webhooks.js';
 
 /** The store over an open database (engine-specific tests use the Db beside it). */
 export function sqliteStore(db: Db): Store {
-  const feed = new SqliteChangeFeed(db);
   return {
     engine: 'sqlite',
-    accounts: createSqliteAccountsStore(db, feed),
-    signatures: createSqliteSignaturesStore(db, feed),
-    contacts: createSqliteContactStore(db),
-    emailVerifications: createSqliteEmailVerificationStore(db),
-    webhooks: createSqliteWebhooksStore(db),
-    oauth: createSqliteOAuthStore(db),
-    feed,
+    // one process owns the file: no other node appends, so no remote changes
+    ...tableStores(db, new Feed(db)),
     // the secrets sit beside the database file: nothing to compare
     recordSecretsFingerprint: async (fingerprint) => fingerprint,
     async ping() {
