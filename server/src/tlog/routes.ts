@@ -92,7 +92,7 @@ export function transparencyLogRouter({ store, identity }: { store: Transparency
     ctx.body = `${identity.verifierKey}\n`;
   });
 
-  router.get(/^\/log\/(tile\/.*)$/, async (ctx: Context) => {
+  router.get('/log/tile/*tile', async (ctx: Context) => {
     const rest = ctx.path.slice('/log/'.length);
     let tile: ParsedTilePath;
     try {
