@@ -23,7 +23,7 @@ const num = (x: number) => (Math.round(x * 10) / 10).toString();
 
 function figure(id: string, caption: string, body: string, legend: [string, string][] = []): string {
   const keys = legend.map(([name, colour]) => `<span class="key"><i style="background:${colour}"></i>${esc(name)}</span>`).join(' ');
-  return `<figure data-plot="${escapeHtml(id)}"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(caption)}"><title>${esc(caption)}</title>${body}</svg>` +
+  return `<figure data-plot="${escapeHtml(id)}"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="sans-serif" font-size="11" role="img" aria-label="${esc(caption)}"><title>${esc(caption)}</title>${body}</svg>` +
     `<figcaption>${esc(caption)}${keys ? `<br>${keys}` : ''}</figcaption></figure>`;
 }
 
