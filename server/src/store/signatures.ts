@@ -142,6 +142,8 @@ export interface SignaturesStore {
    * that can be read concurrently.
    */
   listPerceptualHashes(afterSeq: number, upToSeq: number): Promise<{ seq: number; signed_at: number; perceptual_hash_json: string | null }[]>;
+  /** Fingerprinted records after `afterSeq`, `limit` at most, in seq order: the PDQ index's load (it reads `pdq_hash`). */
+  listFingerprinted(afterSeq: number, limit: number): Promise<{ seq: number; record: SignatureRecord }[]>;
   /** The highest record seq stored so far (0 when there is none). */
   lastSeq(): Promise<number>;
 }
@@ -377,6 +379,14 @@ export function createSignaturesStore(db: Db, feed: Feed): SignaturesStore {
         [afterSeq, upToSeq],
       );
       return rows.map((r) => ({ seq: r.seq, signed_at: r.signed_at, perceptual_hash_json: r.ph }));
+    },
+
+    async listFingerprinted(afterSeq, limit) {
+      const rows = await db.all<{ seq: number; record: string }>(
+        `SELECT seq, record FROM signatures WHERE has_fingerprint = ${d.true} AND seq > ? ORDER BY seq LIMIT ?`,
+        [afterSeq, limit],
+      );
+      return rows.map((r) => ({ seq: r.seq, record: JSON.parse(r.record) as SignatureRecord }));
     },
 
     async lastSeq() {
