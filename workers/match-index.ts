@@ -12,6 +12,41 @@ import { pdqHashOrAbsent } from '../src/lib/records.js';
 const index = new MatchIndex();
 /** Records' image PDQs of quality >= 50 (issue 28), by seq. */
 const pdq = new PdqIndex();
+/** Records' video frames (vPDQ) of quality >= 50, by a frame number of their own, and whose they are. */
+const frames = new PdqIndex();
+const frameSeq = new Map<number, number>();
+const seqFrames = new Map<number, number[]>();
+let nextFrame = 0;
+
+function removeFrames(seq: number): void {
+  for (const f of seqFrames.get(seq) ?? []) {
+    frames.remove(f);
+    frameSeq.delete(f);
+  }
+  seqFrames.delete(seq);
+}
+
+/**
+ * vPDQ as Meta defines it: the query's frames (quality >= 50) and a record's as
+ * unordered sets; a query frame has a partner when some frame of the record is within
+ * `maxDistance`; a record matches when at least `minPercent` of the query's frames have
+ * one. Answers each record's share of query frames matched (0-100), best first.
+ */
+function vpdqQuery(hashes: string[], maxDistance: number, minPercent: number): { id: number; percent: number }[] {
+  if (hashes.length === 0) return [];
+  const partners = new Map<number, number>();
+  for (const h of hashes) {
+    const seqs = new Set<number>();
+    for (const m of frames.query(h, maxDistance)) {
+      const seq = frameSeq.get(m.id);
+      if (seq !== undefined) seqs.add(seq);
+    }
+    for (const seq of seqs) partners.set(seq, (partners.get(seq) ?? 0) + 1);
+  }
+  const out: { id: number; percent: number }[] = [];
+  for (const [id, n] of partners) if (100 * n >= minPercent * hashes.length) out.push({ id, percent: Math.floor((100 * n) / hashes.length) });
+  return out.sort((a, b) => b.percent - a.percent || a.id - b.id);
+}
 const port = parentPort!;
 
 function handle(req: IndexRequest): IndexReply {
@@ -23,11 +58,25 @@ function handle(req: IndexRequest): IndexReply {
       } catch {
         // not a pdq_hash: never matched
       }
-      if (value !== null && value.hash_type === 'PDQ' && value.quality >= PDQ_MIN_QUALITY) pdq.add(req.ids[i], value.hash_value);
-      else pdq.remove(req.ids[i]);
+      const seq = req.ids[i];
+      if (value !== null && value.hash_type === 'PDQ' && value.quality >= PDQ_MIN_QUALITY) pdq.add(seq, value.hash_value);
+      else pdq.remove(seq);
+      removeFrames(seq);
+      if (value !== null && value.hash_type === 'vPDQ') {
+        const mine: number[] = [];
+        for (const f of value.frames) {
+          if (f.quality < PDQ_MIN_QUALITY) continue;
+          const id = nextFrame++;
+          frames.add(id, f.hash_value);
+          frameSeq.set(id, seq);
+          mine.push(id);
+        }
+        if (mine.length > 0) seqFrames.set(seq, mine);
+      }
     }
     return { n: req.n, pdqSize: pdq.size() };
   }
+  if (req.op === 'vpdq-query') return { n: req.n, vpdqMatches: vpdqQuery(req.hashes, req.maxDistance, req.minPercent) };
   if (req.op === 'pdq-query') return { n: req.n, pdqMatches: pdq.query(req.hashes, req.maxDistance).map(({ id, distance }) => ({ id, distance })) };
   if (req.op === 'add') {
     let indexed = 0;

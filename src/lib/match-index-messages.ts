@@ -11,7 +11,9 @@ export type IndexRequest =
   /** issue 28: records' pdq_hash values (objects, or null to take an id out); images of quality >= 50 are indexed */
   | { op: 'pdq-add'; n: number; ids: number[]; pdq: unknown[] }
   /** issue 28: the stored images within `maxDistance` of any of the 1-8 hashes (64 hex each) */
-  | { op: 'pdq-query'; n: number; hashes: string[]; maxDistance: number };
+  | { op: 'pdq-query'; n: number; hashes: string[]; maxDistance: number }
+  /** issue 28: the stored videos at least `minPercent` of whose query frames (64 hex each) have a frame within `maxDistance` */
+  | { op: 'vpdq-query'; n: number; hashes: string[]; maxDistance: number; minPercent: number };
 
 export interface IndexReply {
   n: number;
@@ -25,4 +27,6 @@ export interface IndexReply {
   /** pdq-add: PDQ images held after it; pdq-query: ids and distances, nearest first. */
   pdqSize?: number;
   pdqMatches?: { id: number; distance: number }[];
+  /** vpdq-query: ids and the share of query frames matched (0-100), best first. */
+  vpdqMatches?: { id: number; percent: number }[];
 }

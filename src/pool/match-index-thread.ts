@@ -92,6 +92,11 @@ export class IndexThread {
     return (await this.request({ op: 'pdq-query', hashes, maxDistance })).pdqMatches!;
   }
 
+  /** issue 28: the stored videos (vPDQ) at least `minPercent` of whose query frames have a partner within `maxDistance`, best first. */
+  async vpdqQuery(hashes: string[], maxDistance: number, minPercent: number): Promise<{ id: number; percent: number }[]> {
+    return (await this.request({ op: 'vpdq-query', hashes, maxDistance, minPercent })).vpdqMatches!;
+  }
+
   /** False once the thread has ended or was closed. */
   get alive(): boolean {
     return !this.closed;

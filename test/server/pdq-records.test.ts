@@ -228,4 +228,43 @@ test('POST /verify-file of an image: found by ImagePHash or by PDQ, each answer 
   assert.is(answer.signatures.filter((s) => Object.values(files).includes(s.file_hash as string)).length, 3);
 });
 
+test('POST /verify-file of a video: found by VideoPHash or by vPDQ (80 % of the query frames with a partner), with matched_by', async () => {
+  const u = await cellUser();
+  const clip = new Uint8Array(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'media', 'cockatoo.mp4')));
+  const own = await perceptualHashes(clip);
+  const fp = own.fingerprint as { hash_type: string; hash_value: number[]; bands: number[][] };
+  const vpdq = own.pdq_hash as { hash_type: 'vPDQ'; frames: { timestamp: number; hash_value: string; quality: number }[] };
+  assert.is(fp.hash_type, 'VideoPHash');
+  assert.is(vpdq.hash_type, 'vPDQ');
+  const good = vpdq.frames.filter((f) => f.quality >= 50).length;
+  assert.ok(good >= 2, `${good} frames of quality >= 50`);
+  const invert = (b: number) => 255 - b;
+  const otherFp = { hash_type: 'VideoPHash', hash_value: fp.hash_value.map(invert), bands: fp.bands.map((band) => band.map(invert)) };
+  const invertHex = (h: string) => Buffer.from(h, 'hex').map(invert).toString('hex');
+  const otherVpdq = { hash_type: 'vPDQ', frames: vpdq.frames.map((f) => ({ ...f, hash_value: invertHex(f.hash_value) })) };
+  // a record holding the clip's frames for fewer than 80 % of the query's: one good frame among inverted ones
+  const firstGood = vpdq.frames.findIndex((f) => f.quality >= 50);
+  const partial = { hash_type: 'vPDQ', frames: vpdq.frames.map((f, i) => (i === firstGood ? f : { ...f, hash_value: invertHex(f.hash_value) })) };
+  const files = { vpdqOnly: hex(), hashOnly: hex(), neither: hex(), partial: hex() };
+  for (const [file, body] of [
+    [files.vpdqOnly, { perceptual_hash: otherFp, pdq_hash: vpdq }],
+    [files.hashOnly, { perceptual_hash: fp }],
+    [files.neither, { perceptual_hash: otherFp, pdq_hash: otherVpdq }],
+    [files.partial, { perceptual_hash: otherFp, pdq_hash: partial }],
+  ] as const) {
+    const r = await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: file, ...body } });
+    assert.is(r.status, 200, JSON.stringify(r.body));
+  }
+  const res = await fetch(`${srv.url}${S}/verify-file`, { method: 'POST', headers: { 'content-type': 'video/mp4' }, body: clip });
+  const answer = (await res.json()) as { signatures: Record<string, unknown>[] };
+  assert.is(res.status, 200, JSON.stringify(answer));
+  const of = (file: string) => answer.signatures.find((s) => s.file_hash === file);
+  assert.is(of(files.vpdqOnly)?.matched_by, 'vPDQ');
+  assert.is(of(files.vpdqOnly)?.similarity, 100);
+  assert.is(of(files.hashOnly)?.matched_by, 'VideoPHash');
+  assert.is(of(files.neither), undefined);
+  // one frame of `good` partners: a match only if that were 80 % of them
+  assert.is(of(files.partial) !== undefined, 100 * 1 >= 80 * good, `partial with ${good} query frames`);
+});
+
 test.run();

@@ -16,6 +16,8 @@ import { AnswerCache } from './answers.js';
 /** Spec 8: the similarity thresholds. */
 export const VERIFY_FILE_THRESHOLD = 60;
 export const VERIFY_FUZZY_THRESHOLD = 70;
+/** vPDQ (Meta's default): a video matches when at least this share of the query's frames find a partner. */
+export const VPDQ_MATCH_PERCENT = 80;
 /** Seqs per range read during the initial load, and ranges read ahead (and waiting to be indexed). */
 const LOAD_RANGE = 10_000;
 const LOAD_AHEAD = 3;
@@ -44,7 +46,7 @@ export interface MatchedRecord {
   /** The record's seq (from match()). */
   seq?: number;
   /** Issue 28: which hash found it (answered only when set) and, for PDQ, at what distance. */
-  matchedBy?: 'ImagePHash' | 'PDQ';
+  matchedBy?: 'ImagePHash' | 'PDQ' | 'VideoPHash' | 'vPDQ';
   pdqDistance?: number;
 }
 
@@ -437,6 +439,27 @@ export class MatchingService {
     return body(out.length > MATCH_LIMIT ? out.slice(0, MATCH_LIMIT) : out);
   }
 
+  /**
+   * Issue 28, verify-file of a video: its matches by VideoPHash (at `threshold`) and by
+   * vPDQ (`frames`: the query's frame hashes of quality >= 50; a record matches when at
+   * least VPDQ_MATCH_PERCENT of them have a frame of it within 31 bits), each record once
+   * with `matched_by` (VideoPHash when both found it); a vPDQ-only match's similarity is
+   * its share of query frames matched. Not cached, as answerImage.
+   */
+  async answerVideo(fp: Omit<MatchQuery, 'hash_type'>, frames: string[], threshold: number): Promise<string> {
+    const byHash = await this.match(fp, ['VideoPHash'], threshold);
+    const found = (await this.thread.vpdqQuery(frames, PDQ_MATCH_DISTANCE, VPDQ_MATCH_PERCENT)).slice(0, MATCH_LIMIT);
+    const rows = found.length === 0 ? new Map<number, ReducedText>() : await this.reducedRows(found.map((m) => ({ id: m.id, similarity: null })));
+    const out: MatchedRecord[] = byHash.map((m) => ({ ...m, matchedBy: 'VideoPHash' as const }));
+    const seen = new Set(byHash.map((m) => m.seq));
+    for (const m of found) {
+      const row = rows.get(m.id);
+      if (row !== undefined && !seen.has(m.id)) out.push({ similarity: m.percent, row, matchedBy: 'vPDQ' });
+    }
+    out.sort((a, b) => (b.similarity ?? -1) - (a.similarity ?? -1) || b.row.signed_at - a.row.signed_at);
+    return body(out.length > MATCH_LIMIT ? out.slice(0, MATCH_LIMIT) : out);
+  }
+
   /** Stops following the feed and ends the index thread. */
   async close(): Promise<void> {
     this.closed = true;
@@ -490,12 +513,14 @@ export async function verifyFile(
   credentials: ContentCredentials,
   pdq: PdqFingerprint | VpdqFingerprint | null = null,
 ): Promise<string> {
-  const byPdq = fp !== null && fp.hash_type === 'ImagePHash' && pdq !== null && pdq.hash_type === 'PDQ' && pdq.quality >= PDQ_MIN_QUALITY;
-  const answer = fp === null
-    ? body([], true)
-    : byPdq
-      ? await deps.matching.answerImage(fp, [pdq.hash_value], VERIFY_FILE_THRESHOLD)
-      : (await deps.matching.answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD)).toString();
+  let answer: string;
+  if (fp === null) answer = body([], true);
+  else if (fp.hash_type === 'ImagePHash' && pdq?.hash_type === 'PDQ' && pdq.quality >= PDQ_MIN_QUALITY) {
+    answer = await deps.matching.answerImage(fp, [pdq.hash_value], VERIFY_FILE_THRESHOLD);
+  } else if (fp.hash_type === 'VideoPHash' && pdq?.hash_type === 'vPDQ') {
+    const frames = pdq.frames.filter((f) => f.quality >= PDQ_MIN_QUALITY).map((f) => f.hash_value);
+    answer = await deps.matching.answerVideo(fp, frames, VERIFY_FILE_THRESHOLD);
+  } else answer = (await deps.matching.answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD)).toString();
   const embedded = credentials.present === true && credentials.provenant_record !== null ? await embeddedRecord(deps.store, credentials.provenant_record) : null;
   return withCredentials(answer, credentials, embedded);
 }

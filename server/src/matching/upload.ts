@@ -82,15 +82,16 @@ export async function fingerprintUpload(deps: Pick<UploadDeps, 'config' | 'log' 
 export interface ExaminedUpload {
   fingerprint: Fingerprint | null;
   content_credentials: ContentCredentials;
-  /** Issue 28: an image's PDQ from the same decode (null for other files, or when it could not be read). */
+  /** Issue 28: an image's PDQ from the same decode, a video's vPDQ (null for audio, or when it could not be read). */
   pdq_hash?: PdqFingerprint | VpdqFingerprint | null;
 }
 
 /** fingerprintUpload's answer and the upload's Content Credentials, read in the pool beside it under the same deadline. */
 export async function examineUpload(deps: Pick<UploadDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array): Promise<ExaminedUpload> {
   try {
-    // images only: PDQ comes from the same decode; a video's vPDQ would be a second ffmpeg run that verify-file does not use yet
-    return await deps.pool.examine(bytes, { pdq: detectType(bytes)?.kind === 'image' });
+    // images (PDQ from the same decode) and videos (vPDQ, a second ffmpeg run); audio has none
+    const kind = detectType(bytes)?.kind;
+    return await deps.pool.examine(bytes, { pdq: kind === 'image' || kind === 'video' });
   } catch (err) {
     // a worker that crashed read neither: nothing is claimed about the credentials
     return { fingerprint: poolFailure(deps, err), content_credentials: { present: null, message: 'not read: the worker failed' } };
