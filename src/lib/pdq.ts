@@ -76,16 +76,21 @@ export function pdqDihedral(pixels: Uint8Array, width: number, height: number, c
 
 /**
  * ImagePHash (decisions.md 3) and PDQ of the same pixels, copied into the kernel once:
- * what the image fingerprint path computes from its one decode.
+ * what the image fingerprint path computes from its one decode. `pdqDihedral` is the
+ * eight dihedral hashes' hex (PDQ_DIHEDRAL order, [0] = pdq's own) from the same DCT,
+ * for a query that tries rotations and mirrors (issue 28's verify-file).
  */
-export function imageHashesFromPixels(pixels: Uint8Array, width: number, height: number, channels: PixelChannels, flavor?: WasmFlavor): { imagePHash: Uint8Array; pdq: PdqHash } {
+export function imageHashesFromPixels(pixels: Uint8Array, width: number, height: number, channels: PixelChannels, flavor?: WasmFlavor): { imagePHash: Uint8Array; pdq: PdqHash; pdqDihedral: string[] } {
   checkPixels(pixels, width, height, channels);
   const k = loadKernel<PdqExports>('core', flavor);
   const src = k.writeScratch(pixels);
   // both kernels only read the scratch block and allocate elsewhere
   const imagePHash = k.read(k.exports.dhashFromPixels(src, width, height, channels), 8);
-  const pdq = resultOf(k, k.exports.pdqFromPixels(src, width, height, channels), 0);
-  return { imagePHash, pdq };
+  const ptr = k.exports.pdqDihedralFromPixels(src, width, height, channels);
+  const pdq = resultOf(k, ptr, 0);
+  const all = k.read(ptr, 8 * PDQ_BYTES);
+  const pdqDihedral = PDQ_DIHEDRAL.map((_, i) => pdqHex(all.subarray(i * PDQ_BYTES, (i + 1) * PDQ_BYTES)));
+  return { imagePHash, pdq, pdqDihedral };
 }
 
 /** Meta's hex text of a 32-byte PDQ hash (64 lowercase hex digits). */

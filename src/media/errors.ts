@@ -49,7 +49,7 @@ export function decodeFailure(format: string, err: unknown): FingerprintError {
  * answers this, src/pool/index.ts reads it).
  */
 export type FingerprintOutcome =
-  | { fingerprint: Fingerprint | null; /** with the task's `pdq` (perceptualHashes) */ pdq_hash?: PdqFingerprint | VpdqFingerprint | null }
+  | { fingerprint: Fingerprint | null; /** with the task's `pdq` (perceptualHashes) */ pdq_hash?: PdqFingerprint | VpdqFingerprint | null; pdq_dihedral?: string[] }
   | { failure: FingerprintErrorCode; message: string };
 
 /** The fingerprint task's answer when asked for credentials too (workers/fingerprint.ts, the pool's examine()). */

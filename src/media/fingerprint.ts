@@ -96,6 +96,8 @@ export interface PerceptualHashes {
   fingerprint: Fingerprint | null;
   /** PDQ for an image, vPDQ for a video; null for audio and for files fingerprintFile gives null. */
   pdq_hash: PdqFingerprint | VpdqFingerprint | null;
+  /** An image's eight dihedral PDQ hashes (hex, PDQ_DIHEDRAL order: [0] is pdq_hash's), for matching rotated and mirrored copies. */
+  pdq_dihedral?: string[];
 }
 
 /**
@@ -122,7 +124,7 @@ export async function perceptualHashes(pathOrBuffer: string | Uint8Array, opts: 
       ? await opts.sandbox.imageHashes(bytes, type.format, opts.image, deadline)
       : await decodeImageHashes(bytes, type.format, opts.image);
     const hash_value = Array.from(hashes.imagePHash);
-    return { fingerprint: { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) }, pdq_hash: pdqFingerprint(hashes.pdq) };
+    return { fingerprint: { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) }, pdq_hash: pdqFingerprint(hashes.pdq), pdq_dihedral: hashes.pdqDihedral };
   } catch (e) {
     if (e instanceof FingerprintError) throw e;
     const fromFileSystem = path !== null && typeof (e as NodeJS.ErrnoException).syscall === 'string';

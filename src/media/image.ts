@@ -92,6 +92,8 @@ export interface ImageHashes {
   imagePHash: Uint8Array;
   /** PDQ (src/lib/pdq.ts) of the same full-resolution pixels. */
   pdq: PdqHash;
+  /** The eight dihedral PDQ hashes' hex from the same DCT (PDQ_DIHEDRAL order). */
+  pdqDihedral: string[];
 }
 
 /**

@@ -54,7 +54,7 @@ export interface FingerprintPool {
    * has the file's pdq_hash too (PDQ of an image from the same decode, the vPDQ of a
    * video, else null; docs/pdq.md); null as well when the decoders refused the file.
    */
-  examine(bytes: Uint8Array, options?: ExamineOptions): Promise<{ fingerprint: Fingerprint | null; content_credentials: ContentCredentials; pdq_hash?: PdqFingerprint | VpdqFingerprint | null }>;
+  examine(bytes: Uint8Array, options?: ExamineOptions): Promise<{ fingerprint: Fingerprint | null; content_credentials: ContentCredentials; pdq_hash?: PdqFingerprint | VpdqFingerprint | null; pdq_dihedral?: string[] }>;
   /** Runs the task file dist/workers/<taskName>.js with `payload`. */
   run<R = unknown>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R>;
   /** Tasks waiting for a worker. */
@@ -210,7 +210,9 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
       const content_credentials = outcome.content_credentials ?? { present: null, message: 'not read' };
       const fingerprint = 'fingerprint' in outcome ? outcome.fingerprint : null;
       if (!pdq) return { fingerprint, content_credentials };
-      return { fingerprint, content_credentials, pdq_hash: 'fingerprint' in outcome ? outcome.pdq_hash ?? null : null };
+      if (!('fingerprint' in outcome)) return { fingerprint, content_credentials, pdq_hash: null };
+      const dihedral = outcome.pdq_dihedral;
+      return { fingerprint, content_credentials, pdq_hash: outcome.pdq_hash ?? null, ...(dihedral === undefined ? {} : { pdq_dihedral: dihedral }) };
     },
     run<R>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R> {
       return runBy<R>(taskName, payload, Date.now() + timeoutMs, transferList);

@@ -12,6 +12,7 @@ import { createServerCell } from '../../server/src/domain/cells.js';
 import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
 import { perceptualHashes } from '../../src/media/fingerprint.js';
 import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { join } from 'node:path';
 
 let srv: TestServer;
@@ -226,6 +227,28 @@ test('POST /verify-file of an image: found by ImagePHash or by PDQ, each answer 
   assert.is(of(files.both)?.pdq_distance, 0);
   assert.is(of(files.neither), undefined);
   assert.is(answer.signatures.filter((s) => Object.values(files).includes(s.file_hash as string)).length, 3);
+});
+
+test('POST /verify-file finds a rotated and a mirrored copy of a signed photo by PDQ (the query\'s dihedral hashes)', async () => {
+  const u = await cellUser();
+  const photo = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'media', 'fruits.jpg'));
+  const own = await perceptualHashes(new Uint8Array(photo));
+  const file = hex();
+  const r = await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: file, perceptual_hash: own.fingerprint, pdq_hash: own.pdq_hash } });
+  assert.is(r.status, 200, JSON.stringify(r.body));
+  for (const [edit, copy] of [
+    ['rotated 90', await sharp(photo).rotate(90).jpeg({ quality: 85 }).toBuffer()],
+    ['mirrored', await sharp(photo).flop().jpeg({ quality: 85 }).toBuffer()],
+    ['rotated 180', await sharp(photo).rotate(180).jpeg({ quality: 85 }).toBuffer()],
+  ] as const) {
+    const res = await fetch(`${srv.url}${S}/verify-file`, { method: 'POST', headers: { 'content-type': 'image/jpeg' }, body: copy });
+    const answer = (await res.json()) as { signatures: Record<string, unknown>[] };
+    assert.is(res.status, 200, JSON.stringify(answer));
+    const found = answer.signatures.find((s) => s.file_hash === file);
+    assert.ok(found !== undefined, `${edit}: not found`);
+    assert.is(found!.matched_by, 'PDQ', edit); // ImagePHash alone misses these
+    assert.ok(typeof found!.pdq_distance === 'number' && (found!.pdq_distance as number) <= 31, `${edit}: ${found!.pdq_distance}`);
+  }
 });
 
 test('POST /verify-file of a video: found by VideoPHash or by vPDQ (80 % of the query frames with a partner), with matched_by', async () => {

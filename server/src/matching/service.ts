@@ -512,11 +512,14 @@ export async function verifyFile(
   fp: Fingerprint | null,
   credentials: ContentCredentials,
   pdq: PdqFingerprint | VpdqFingerprint | null = null,
+  pdqDihedral?: string[],
 ): Promise<string> {
   let answer: string;
   if (fp === null) answer = body([], true);
   else if (fp.hash_type === 'ImagePHash' && pdq?.hash_type === 'PDQ' && pdq.quality >= PDQ_MIN_QUALITY) {
-    answer = await deps.matching.answerImage(fp, [pdq.hash_value], VERIFY_FILE_THRESHOLD);
+    // the query's eight dihedral hashes (rotations and mirrors) when the decode gave them
+    const hashes = pdqDihedral !== undefined && pdqDihedral.length === 8 && pdqDihedral[0] === pdq.hash_value ? pdqDihedral : [pdq.hash_value];
+    answer = await deps.matching.answerImage(fp, hashes, VERIFY_FILE_THRESHOLD);
   } else if (fp.hash_type === 'VideoPHash' && pdq?.hash_type === 'vPDQ') {
     const frames = pdq.frames.filter((f) => f.quality >= PDQ_MIN_QUALITY).map((f) => f.hash_value);
     answer = await deps.matching.answerVideo(fp, frames, VERIFY_FILE_THRESHOLD);

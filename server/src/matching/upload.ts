@@ -84,6 +84,8 @@ export interface ExaminedUpload {
   content_credentials: ContentCredentials;
   /** Issue 28: an image's PDQ from the same decode, a video's vPDQ (null for audio, or when it could not be read). */
   pdq_hash?: PdqFingerprint | VpdqFingerprint | null;
+  /** An image's eight dihedral PDQ hashes (hex; [0] is pdq_hash's), so a rotated or mirrored copy is found. */
+  pdq_dihedral?: string[];
 }
 
 /** fingerprintUpload's answer and the upload's Content Credentials, read in the pool beside it under the same deadline. */
