@@ -12,6 +12,7 @@ import { DEVELOPER_PREFIX, developerRoutes } from './developer/routes.js';
 import { signItRoutes } from './signit/routes.js';
 import { matchingRoutes } from './matching/routes.js';
 import { publicRoutes } from './public/routes.js';
+import { transparencyLogRouter } from './tlog/routes.js';
 import { WEBHOOKS_PREFIX, webhookRoutes } from './webhooks/routes.js';
 import { ACCOUNT_PREFIX, accountAppsRoutes, OAUTH_PREFIX, oauthMetadataRoutes, oauthRoutes, WELL_KNOWN_PREFIX } from './oauth/routes.js';
 
@@ -23,6 +24,7 @@ export const FEATURES: [string, (deps: ServerDeps) => Router][] = [
   ['/api/v1/sign-it', signItRoutes],
   ['/api/v1/sign-it', matchingRoutes],
   ['', publicRoutes],
+  ['', (deps) => transparencyLogRouter(deps.transparencyLog)],
   [WEBHOOKS_PREFIX, webhookRoutes],
   [OAUTH_PREFIX, oauthRoutes],
   [WELL_KNOWN_PREFIX, oauthMetadataRoutes],

@@ -14,6 +14,7 @@ import type { ContactRelay } from './contact/mailer.js';
 import type { MailTransport } from './mail/transport.js';
 import type { VerificationMailer } from './mail/verification.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
+import type { TransparencyLog } from './tlog/types.js';
 import type { AuthState } from './types.js';
 import type { Parts } from './parts.js';
 
@@ -49,6 +50,8 @@ export interface ServerDeps {
   verificationMail: VerificationMailer;
   /** Routes the event outbox to webhooks and delivers (spec 6); its resolver also checks registrations. */
   webhooks: WebhookDispatcher;
+  /** The transparency log (issue 27): its store, key and checkpoint signer. */
+  transparencyLog: TransparencyLog;
   /** Every part above, in the order built: /healthz reports them, shutdown closes them in reverse. */
   parts: Parts;
 }

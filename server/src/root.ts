@@ -23,6 +23,8 @@ import { VerifyCache } from './signit/cache.js';
 import { CONTENT_RIGHTS_MAX_AGE_SECONDS } from './public/routes.js';
 import { openStore as openEngine } from './store/index.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { Checkpointer } from './tlog/checkpointer.js';
+import { loadLogIdentity } from './tlog/log-key.js';
 import type { Store } from './store/index.js';
 
 export interface ComposeOptions {
@@ -199,7 +201,17 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     });
     webhooks.start();
 
-    return { config, log, metrics, store, pool, matching, verifyCache, contentRightsCache, rateLimits, uploads, tokenVerifiers, mail, contactRelay, verificationMail, webhooks, parts };
+    // the transparency log (issue 27): what was stored before it existed appended first,
+    // then a checkpoint now and at least once a second while entries arrive
+    const identity = loadLogIdentity(config);
+    const backfilled = await store.log.backfill();
+    if (backfilled > 0) log.info('transparency log: appended the events stored before it', { entries: backfilled });
+    const checkpointer = new Checkpointer({ store: store.log, identity, witnesses: config.logWitnesses, log });
+    parts.add({ name: 'transparency_log', health: () => checkpointer.health(), close: () => checkpointer.close() });
+    await checkpointer.start();
+    const transparencyLog = { store: store.log, identity, checkpointer };
+
+    return { config, log, metrics, store, pool, matching, verifyCache, contentRightsCache, rateLimits, uploads, tokenVerifiers, mail, contactRelay, verificationMail, webhooks, transparencyLog, parts };
   } catch (err) {
     // what was started keeps the process alive (the pool, the index thread) or the database open
     await parts.close().catch((closeErr: Error) => log.error('closing after a failed start', { error: closeErr.message }));

@@ -11,6 +11,7 @@ export * from './contacts.js';
 export * from './email-verifications.js';
 export * from './errors.js';
 export type { Change, ChangeFeed, FeedWindow } from './feed.js';
+export type { StoredCheckpoint, TransparencyLogStore } from './log.js';
 export * from './oauth.js';
 export { reducedJson } from './reduced.js';
 export * from './signatures.js';

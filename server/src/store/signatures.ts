@@ -13,6 +13,7 @@
 import canonicalize from 'canonicalize';
 import type { SignatureRecord } from 'provenant';
 import type { Feed } from './feed.js';
+import { appendLogEntries, recordLogEntry, revocationLogEntry, thumbnailLogEntry } from './log.js';
 import { reducedJson } from './reduced.js';
 import { flag, jsonArray, prepared, type Db, type Queryable } from './sql.js';
 import { insertEvents, type OutboxEvent } from './webhooks.js';
@@ -287,6 +288,8 @@ export function createSignaturesStore(db: Db, feed: Feed): SignaturesStore {
             await tx.run(`INSERT INTO signature_reduced (seq, signed_at, reduced) SELECT seq, signed_at, reduced FROM ${r.from}`, r.params);
           }
           await changes.appendStored(seqs[0], seqs[seqs.length - 1], publishedAt);
+          // the log's entries, in the batch's (= seq) order, under the feed lock taken above
+          await appendLogEntries(db, tx, rows.map((s) => recordLogEntry(s.action_hash, s.record, s.signature, publishedAt)));
         }
         await insertEvents(db, tx, events, publishedAt);
         return decision;
@@ -338,6 +341,7 @@ export function createSignaturesStore(db: Db, feed: Feed): SignaturesStore {
         );
         await insertEvents(db, tx, events, now);
         await changes.append({ kind: 'revoked', file_hash: found.file_hash, action_hash: rev.action_hash, at: now });
+        await appendLogEntries(db, tx, [revocationLogEntry(rev)]);
         return 'revoked';
       });
     },
@@ -352,6 +356,7 @@ export function createSignaturesStore(db: Db, feed: Feed): SignaturesStore {
           [actionHash, dataUri, now],
         );
         await changes.append({ kind: 'thumbnail', file_hash: found.file_hash, action_hash: actionHash, at: now });
+        await appendLogEntries(db, tx, [thumbnailLogEntry(actionHash, dataUri)]);
         return true;
       });
     },

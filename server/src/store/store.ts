@@ -24,6 +24,7 @@ import { createEmailVerificationStore, type EmailVerificationStore } from './ema
 import type { ChangeFeed, Feed } from './feed.js';
 import { createOAuthStore, type OAuthStore } from './oauth.js';
 import { createSignaturesStore, type SignaturesStore } from './signatures.js';
+import { createLogStore, type TransparencyLogStore } from './log.js';
 import type { Db } from './sql.js';
 import { createWebhooksStore, type WebhooksStore } from './webhooks.js';
 
@@ -37,6 +38,8 @@ export interface Store {
   webhooks: WebhooksStore;
   oauth: OAuthStore;
   feed: ChangeFeed;
+  /** The transparency log's entries, tiles and checkpoint (issue 27). */
+  log: TransparencyLogStore;
   /**
    * Records `fingerprint` (of the node's secrets; never the secrets) unless one is
    * recorded already, and returns the recorded one: nodes sharing a database compare it
@@ -55,7 +58,7 @@ export interface Store {
 }
 
 /** Every table's store over an engine's connections and its change feed. */
-export function tableStores(db: Db, feed: Feed): Pick<Store, 'accounts' | 'signatures' | 'contacts' | 'emailVerifications' | 'webhooks' | 'oauth' | 'feed'> {
+export function tableStores(db: Db, feed: Feed): Pick<Store, 'accounts' | 'signatures' | 'contacts' | 'emailVerifications' | 'webhooks' | 'oauth' | 'feed' | 'log'> {
   return {
     accounts: createAccountsStore(db, feed),
     signatures: createSignaturesStore(db, feed),
@@ -63,6 +66,7 @@ export function tableStores(db: Db, feed: Feed): Pick<Store, 'accounts' | 'signa
     emailVerifications: createEmailVerificationStore(db),
     webhooks: createWebhooksStore(db),
     oauth: createOAuthStore(db),
+    log: createLogStore(db, feed),
     feed,
   };
 }

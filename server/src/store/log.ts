@@ -1,0 +1,198 @@
+// The transparency log's table module (issue 27, docs/transparency-log.md): entries,
+// tiles and the latest checkpoint, the queries written once for every engine (./sql.ts).
+//
+// Order. An entry's index is handed out in the transaction of its event, by
+// appendLogEntries, which its callers run inside the change feed's write (feed.ts) after
+// the feed lock is taken: from there to commit no other transaction appends, on any
+// node, so indexes are committed in order and the committed entries are always exactly
+// 0 .. size - 1 (a rolled-back transaction's indexes are handed out again).
+//
+// Backfill. Records, revocations and thumbnails stored before the log existed are
+// appended first, once, in the order they were stored (their server times: published_at,
+// created_at, set_at; records before revocations before thumbnails at the same
+// millisecond), under the feed lock, before the first new entry: backfillLog runs it,
+// at start (root.ts) and, should an event come first, inside that event's transaction.
+import { encodeLogEntry, thumbnailEntry, type LogEntry, type SignatureRecord, type TileCoord, type TileData } from 'provenant';
+import type { Db, Queryable } from './sql.js';
+import { flag } from './sql.js';
+
+export interface StoredCheckpoint {
+  size: number;
+  /** The signed note as served: the log's signature and every cosignature it got. */
+  note: string;
+}
+
+export interface TransparencyLogStore {
+  /** Committed entries: indexes 0 .. size - 1. */
+  size(): Promise<number>;
+  /** The entries [from, to) (UTF-8 bytes), in index order. */
+  entries(from: number, to: number): Promise<Uint8Array[]>;
+  /** The index of the entry of the record `actionHash`, or null. */
+  recordIndex(actionHash: string): Promise<number | null>;
+  /** The indexes of these records' entries (those with one). */
+  recordIndexes(actionHashes: readonly string[]): Promise<Map<string, number>>;
+  /** For each coordinate the stored tile of that level and index when at least that wide (else null). */
+  readTiles(coords: readonly TileCoord[]): Promise<(Uint8Array | null)[]>;
+  latestCheckpoint(): Promise<StoredCheckpoint | null>;
+  /**
+   * In one transaction: the checkpoint of `size` and its `tiles` (each kept at its
+   * widest), if `size` is above the stored checkpoint's; false (nothing written) when
+   * another node stored one at least as large first.
+   */
+  saveCheckpoint(size: number, tiles: readonly TileData[], note: string): Promise<boolean>;
+  /** Replaces the note of the checkpoint of `size` (cosignatures added); false when another size is stored now. */
+  cosignCheckpoint(size: number, note: string): Promise<boolean>;
+  /** Appends what was stored before the log existed, once (see the top of this file). Returns the entries appended. */
+  backfill(): Promise<number>;
+}
+
+/** An event's entry as its transaction appends it. */
+export interface NewLogEntry {
+  kind: LogEntry['kind'];
+  action_hash: string;
+  entry: Uint8Array;
+}
+
+const utf8 = new TextEncoder();
+const text = new TextDecoder();
+
+/** Databases whose backfill was read back as done (committed; it never becomes undone). */
+const backfilled = new WeakSet<Db>();
+
+/**
+ * Appends `entries` in order, inside a write of the change feed that holds the feed lock
+ * (the caller took it: feed.write's serialise()). Runs the backfill first if it is not
+ * done yet. Returns the first index handed out.
+ */
+export async function appendLogEntries(db: Db, tx: Queryable, entries: readonly NewLogEntry[]): Promise<number> {
+  if (!backfilled.has(db)) await backfillIn(db, tx);
+  return insertEntries(db, tx, entries);
+}
+
+async function insertEntries(db: Db, tx: Queryable, entries: readonly NewLogEntry[]): Promise<number> {
+  const next = await nextIndex(tx);
+  if (entries.length === 0) return next;
+  const batch = db.dialect.batch(
+    [['idx', 'bigint'], ['kind', 'text'], ['action_hash', 'text'], ['entry', 'text']],
+    entries.map((e, i) => [next + i, e.kind, e.action_hash, text.decode(e.entry)]),
+  );
+  await tx.run(`INSERT INTO log_entries (idx, kind, action_hash, entry) SELECT idx, kind, action_hash, entry FROM ${batch.from} ORDER BY n`, batch.params);
+  return next;
+}
+
+async function nextIndex(q: Queryable): Promise<number> {
+  const row = await q.get<{ next: number }>('SELECT COALESCE(max(idx), -1) + 1 AS next FROM log_entries');
+  return Number(row?.next ?? 0);
+}
+
+/** The record entry of a stored record (the record column holds its canonical JSON). */
+export function recordLogEntry(actionHash: string, record: SignatureRecord, signature: string, publishedAt: number): NewLogEntry {
+  return { kind: 'record', action_hash: actionHash, entry: encodeLogEntry({ kind: 'record', action_hash: actionHash, record, signature, published_at: publishedAt }) };
+}
+
+export function revocationLogEntry(r: { action_hash: string; reason: string | null; revoked_at: number; signer: string; signature: string }): NewLogEntry {
+  return { kind: 'revocation', action_hash: r.action_hash, entry: encodeLogEntry({ kind: 'revocation', ...r }) };
+}
+
+export function thumbnailLogEntry(actionHash: string, dataUri: string): NewLogEntry {
+  return { kind: 'thumbnail', action_hash: actionHash, entry: encodeLogEntry(thumbnailEntry(actionHash, dataUri)) };
+}
+
+/** The backfill inside a transaction holding the feed lock; a no-op once done. */
+async function backfillIn(db: Db, tx: Queryable): Promise<number> {
+  const state = await tx.get<{ backfilled: boolean | number }>(`SELECT backfilled FROM log_state WHERE id = 1 ${db.dialect.lock('update')}`);
+  if (state === undefined || flag(state.backfilled)) {
+    backfilled.add(db);
+    return 0;
+  }
+  type Stored = { at: number; order: number; seq: number; entry: NewLogEntry };
+  const stored: Stored[] = [];
+  const records = await tx.all<{ seq: number; action_hash: string; record: string; signature: string; published_at: number }>(
+    'SELECT seq, action_hash, record, signature, published_at FROM signatures ORDER BY seq',
+  );
+  for (const r of records) stored.push({ at: Number(r.published_at), order: 0, seq: Number(r.seq), entry: recordLogEntry(r.action_hash, JSON.parse(r.record) as SignatureRecord, r.signature, Number(r.published_at)) });
+  const revocations = await tx.all<{ seq: number; action_hash: string; reason: string | null; revoked_at: number; signer: string; signature: string; created_at: number }>(
+    'SELECT s.seq, r.action_hash, r.reason, r.revoked_at, r.signer, r.signature, r.created_at FROM revocations r JOIN signatures s ON s.action_hash = r.action_hash',
+  );
+  for (const r of revocations) {
+    stored.push({ at: Number(r.created_at), order: 1, seq: Number(r.seq), entry: revocationLogEntry({ action_hash: r.action_hash, reason: r.reason, revoked_at: Number(r.revoked_at), signer: r.signer, signature: r.signature }) });
+  }
+  const thumbnails = await tx.all<{ seq: number; action_hash: string; data: string; set_at: number }>(
+    'SELECT s.seq, t.action_hash, t.data, t.set_at FROM thumbnails t JOIN signatures s ON s.action_hash = t.action_hash',
+  );
+  for (const t of thumbnails) stored.push({ at: Number(t.set_at), order: 2, seq: Number(t.seq), entry: thumbnailLogEntry(t.action_hash, t.data) });
+  stored.sort((a, b) => a.at - b.at || a.order - b.order || a.seq - b.seq);
+  for (let i = 0; i < stored.length; i += 1_000) await insertEntries(db, tx, stored.slice(i, i + 1_000).map((s) => s.entry));
+  await tx.run(`UPDATE log_state SET backfilled = ${db.dialect.true} WHERE id = 1`);
+  // not remembered in memory until read back committed: a rollback undoes the flag too
+  return stored.length;
+}
+
+export function createLogStore(db: Db, feed: { write<T>(work: (tx: Queryable, w: { serialise(): Promise<void> }) => Promise<T>): Promise<T> }): TransparencyLogStore {
+  const d = db.dialect;
+  return {
+    size() {
+      return nextIndex(db);
+    },
+
+    async entries(from, to) {
+      if (to <= from) return [];
+      const rows = await db.all<{ entry: string }>('SELECT entry FROM log_entries WHERE idx >= ? AND idx < ? ORDER BY idx', [from, to]);
+      return rows.map((r) => utf8.encode(r.entry));
+    },
+
+    async recordIndex(actionHash) {
+      const row = await db.get<{ idx: number }>(`SELECT idx FROM log_entries WHERE action_hash = ? AND kind = 'record'`, [actionHash]);
+      return row === undefined ? null : Number(row.idx);
+    },
+
+    async recordIndexes(actionHashes) {
+      if (actionHashes.length === 0) return new Map();
+      const rows = await db.all<{ idx: number; action_hash: string }>(
+        `SELECT idx, action_hash FROM log_entries WHERE kind = 'record' AND ${d.inList('action_hash', 'text')}`,
+        [d.list(actionHashes)],
+      );
+      return new Map(rows.map((r) => [r.action_hash, Number(r.idx)]));
+    },
+
+    async readTiles(coords) {
+      const out: (Uint8Array | null)[] = [];
+      for (const c of coords) {
+        const row = await db.get<{ width: number; data: Uint8Array }>('SELECT width, data FROM log_tiles WHERE level = ? AND idx = ?', [c.level, c.index]);
+        out.push(row === undefined || Number(row.width) < c.width ? null : new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength));
+      }
+      return out;
+    },
+
+    async latestCheckpoint() {
+      const row = await db.get<{ checkpoint_size: number; checkpoint: string }>('SELECT checkpoint_size, checkpoint FROM log_state WHERE id = 1');
+      return row === undefined || Number(row.checkpoint_size) < 0 ? null : { size: Number(row.checkpoint_size), note: row.checkpoint };
+    },
+
+    saveCheckpoint(size, tiles, note) {
+      return db.transaction(async (tx) => {
+        const changed = await tx.run('UPDATE log_state SET checkpoint_size = ?, checkpoint = ? WHERE id = 1 AND checkpoint_size < ?', [size, note, size]);
+        if (changed === 0) return false;
+        for (const t of tiles) {
+          await tx.run(
+            `INSERT INTO log_tiles (level, idx, width, data) VALUES (?, ?, ?, ?)
+             ON CONFLICT (level, idx) DO UPDATE SET width = excluded.width, data = excluded.data WHERE excluded.width > log_tiles.width`,
+            [t.level, t.index, t.width, Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength)],
+          );
+        }
+        return true;
+      });
+    },
+
+    async cosignCheckpoint(size, note) {
+      return (await db.run('UPDATE log_state SET checkpoint = ? WHERE id = 1 AND checkpoint_size = ?', [note, size])) > 0;
+    },
+
+    backfill() {
+      return feed.write(async (tx, w) => {
+        await w.serialise();
+        return backfillIn(db, tx);
+      });
+    },
+  };
+}
