@@ -9,6 +9,7 @@ import type * as accounts from './accounts.js';
 
 export * from './records.js';
 export * from './accounts.js';
+export * from './errors.js';
 
 export type Signature = z.output<typeof records.signature>;
 export type ReducedSignature = z.output<typeof records.reducedSignature>;

@@ -1,17 +1,10 @@
 // Errors of the client SDK, typed by the service's error codes (spec 7, decisions.md 9)
 // so an app can switch on `code` instead of parsing messages.
 
-/** Error codes the service answers (spec 7 plus decisions.md 9); a newer server may send others. */
-export type ServiceErrorCode =
-  | 'missing_hash' | 'invalid_hash' | 'no_file' | 'missing_bands' | 'invalid_agent_pub_key' | 'invalid_id'
-  | 'missing_fields' | 'invalid_comment' | 'invalid_supersedes' | 'invalid_url' | 'invalid_request' | 'invalid_scope'
-  | 'invalid_token' | 'quota_exceeded' | 'tier_required' | 'limit_reached' | 'app_required' | 'forbidden'
-  | 'agent_not_found' | 'signing_failed' | 'revocation_failed' | 'invalid_credentials' | 'email_taken'
-  | 'username_taken' | 'agent_taken' | 'agent_unlinked' | 'agent_required' | 'invalid_challenge' | 'invalid_signature' | 'insufficient_scope'
-  | 'not_found' | 'rate_limited' | 'busy' | 'fingerprint_timeout' | 'payload_too_large' | 'internal_error'
-  // OAuth (RFC 6749 5.2, 4.1.2.1)
-  | 'invalid_grant' | 'invalid_client' | 'unauthorized_client' | 'unsupported_grant_type' | 'access_denied'
-  | 'server_error' | 'temporarily_unavailable' | 'unsupported_response_type';
+import type { ServiceErrorCode } from '../api/errors.js';
+
+/** Error codes the service answers (spec 7 plus decisions.md 9: provenant/api's list, the server's error table); a newer server may send others. */
+export type { ServiceErrorCode };
 
 /**
  * A failed call to the service: `status` is the HTTP status (0 when the service could

@@ -3,6 +3,8 @@
 // status the operation does not list, and passes the server's real answers.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SERVICE_ERROR_CODES } from 'provenant/api';
+import { ERRORS } from '../../server/src/errors.js';
 import { contractError, contractProblem } from '../helpers/contract.js';
 import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 
@@ -56,6 +58,10 @@ test('the watched test server: real answers pass, and close() would throw the pr
   assert.ok(contractProblem('GET', '/api/v1/auth/me', 200, JSON_TYPE, JSON.stringify({ user: { ...me.body.user, password_hash: 'x' } }))?.includes('(password_hash)'));
   assert.is(contractError([]), null);
   assert.match(contractError(['GET /x 200: a', 'GET /x 200: a'])!.message, /1 answer\(s\)/);
+});
+
+test("the SDK's error codes are the server's error table, both ways", () => {
+  assert.equal([...SERVICE_ERROR_CODES].sort(), Object.keys(ERRORS).sort());
 });
 
 test.run();

@@ -33,6 +33,8 @@ const json = (schema: z.ZodType, io: 'input' | 'output' = 'output'): Schema => {
 // schema.ts. Nothing below redefines a shape: it says which operation answers which.
 const { hex64, success } = api;
 const errorBody = z.object({ error: z.enum(Object.keys(ERRORS) as [keyof typeof ERRORS]), message: z.string() }).catchall(z.unknown());
+/** The SDK's codes (provenant/api SERVICE_ERROR_CODES) are the error table's: this fails to compile, naming the code, when one list has a code the other lacks. */
+export const ERROR_CODES_AGREE: [Exclude<keyof typeof ERRORS, api.ServiceErrorCode> | Exclude<api.ServiceErrorCode, keyof typeof ERRORS>] extends [never] ? true : never = true;
 
 // ---------------------------------------------------------------- operations
 
