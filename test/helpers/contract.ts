@@ -80,6 +80,7 @@ export function watchContract(server: Server): string[] {
     const chunks: Buffer[] = [];
     const keep = (chunk: unknown, encoding?: unknown) => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+      if (!/^application\/json\b/i.test(String(res.getHeader('content-type') ?? ''))) return; // only JSON is checked: tiles and files are not kept
       chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array));
     };
     const write = res.write;
