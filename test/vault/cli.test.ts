@@ -112,6 +112,9 @@ test('sign: shown, approved on stdin, published; the action hash is the one GET 
   assert.ok(stored, 'the published record is found by its hash');
   assert.equal([stored.comment, stored.content_rights.license], ['Market day', 'CCBY']);
   assert.ok(stored.perceptual_hash, 'the fingerprint computed locally is in the record');
+  // issue 28: and its PDQ, signed with it
+  assert.is((stored as { pdq_hash?: { hash_type: string } }).pdq_hash?.hash_type, 'PDQ');
+  assert.match(r.stderr, /pdq +[0-9a-f]{64}, quality \d+/);
   const log = readFileSync(join(dirname(env.PROVENANT_VAULT_KEY), 'records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.ok(verifyRecordLib(log[0].record) && verifyRecord(log[0].record));
 });
