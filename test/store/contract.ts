@@ -108,6 +108,7 @@ export function storeContract(name: string, open: OpenStore): void {
   webhooksContract(name, open);
   oauthContract(name, open);
   emailVerificationsContract(name, open);
+  transparencyLogContract(name, open);
 }
 
 // ---------------------------------------------------------------- accounts
@@ -1136,6 +1137,68 @@ function emailVerificationsContract(name: string, open: OpenStore): void {
     await store.emailVerifications.create({ hash: 'r1', userId: user.id, email: 'race@example.com', createdAt: 1_000, expiresAt: 1_000 + DAY }, 0);
     const outcomes = await Promise.all(Array.from({ length: 8 }, () => store.emailVerifications.consume('r1', 2_000)));
     assert.equal(outcomes.map((o) => o.outcome).sort(), ['used', 'used', 'used', 'used', 'used', 'used', 'used', 'verified']);
+  });
+
+  test.run();
+}
+
+// ---------------------------------------------------------------- transparency log (issue 27)
+
+function transparencyLogContract(name: string, open: OpenStore): void {
+  const test = storeSuite(`${name} store: transparency log`, open);
+  const entryOf = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes)) as { kind: string; action_hash: string };
+
+  test('every stored event is one entry, in order, with the writes of its transaction; a refused write appends none', async ({ store }) => {
+    const before = await store.log.size();
+    const user = await newUser(store);
+    const rows = [rowOf(user.id, recordOf(agentKey())), rowOf(user.id, recordOf(agentKey()))];
+    await store.signatures.insertSignatures(rows, personalCharge(user.id));
+    // a refused batch (over quota) and a conflicting one write no entry
+    await store.signatures.insertSignatures([rowOf(user.id, recordOf(agentKey()))], personalCharge(user.id, 0)).catch(() => undefined);
+    await storeErrorOf(StoreConflictError, store.signatures.insertSignatures([rowOf(user.id, recordOf(agentKey())), rows[0]!], personalCharge(user.id)));
+    const rec = rows[1]!;
+    assert.is(await store.signatures.insertRevocation({ action_hash: rec.action_hash, reason: null, revoked_at: 1, signer: rec.record.signer, signature: 'c2ln', source: 'vault', appId: null }), 'revoked');
+    assert.is(await store.signatures.setThumbnail(rows[0]!.action_hash, 'data:image/png;base64,AAAA', 2), true);
+    assert.is(await store.signatures.setThumbnail(hex(), 'data:image/png;base64,AAAA', 3), false);
+    assert.is(await store.log.size(), before + 4);
+    const entries = (await store.log.entries(before, before + 4)).map(entryOf);
+    assert.equal(entries.map((e) => [e.kind, e.action_hash]), [
+      ['record', rows[0]!.action_hash], ['record', rec.action_hash], ['revocation', rec.action_hash], ['thumbnail', rows[0]!.action_hash],
+    ]);
+    assert.is(await store.log.recordIndex(rec.action_hash), before + 1);
+    assert.is(await store.log.recordIndex(hex()), null);
+    assert.equal([...(await store.log.recordIndexes([rows[0]!.action_hash, hex()]))], [[rows[0]!.action_hash, before]]);
+    assert.is(await store.log.backfill(), 0, 'the backfill ran once, in the first write (which left its own rows to itself)');
+  });
+
+  test('concurrent signs get distinct indexes 0..n-1 in the order their records were stored', async ({ store }) => {
+    const user = await newUser(store);
+    const before = await store.log.size();
+    const rows = Array.from({ length: 20 }, () => rowOf(user.id, recordOf(agentKey())));
+    await Promise.all(rows.map((r) => store.signatures.insertSignatures([r], personalCharge(user.id))));
+    const entries = (await store.log.entries(before, before + 20)).map(entryOf);
+    assert.is(entries.length, 20);
+    assert.equal(new Set(entries.map((e) => e.action_hash)), new Set(rows.map((r) => r.action_hash)));
+    const seqs = await Promise.all(entries.map(async (e) => (await store.signatures.get(e.action_hash))!.seq));
+    assert.equal(seqs, [...seqs].sort((a, b) => a - b), 'index order is seq (commit) order');
+  });
+
+  test('checkpoints only grow; tiles are kept at their widest; cosigning replaces the note of that size only', async ({ store }) => {
+    const tile = (width: number, fill: number) => ({ level: 0, index: 7, width, data: new Uint8Array(width * 32).fill(fill) });
+    assert.is(await store.log.saveCheckpoint(10, [tile(10, 1)], 'note 10'), true);
+    assert.is(await store.log.saveCheckpoint(10, [tile(10, 2)], 'again'), false);
+    assert.is(await store.log.saveCheckpoint(5, [tile(5, 3)], 'older'), false);
+    assert.equal(await store.log.latestCheckpoint(), { size: 10, note: 'note 10' });
+    assert.is((await store.log.readTiles([{ level: 0, index: 7, width: 10 }]))[0]![0], 1, 'a refused checkpoint wrote no tile');
+    assert.is(await store.log.saveCheckpoint(20, [tile(20, 4)], 'note 20'), true);
+    const [narrow, wide, missing] = await store.log.readTiles([{ level: 0, index: 7, width: 3 }, { level: 0, index: 7, width: 20 }, { level: 1, index: 0, width: 1 }]);
+    assert.is(narrow!.length, 20 * 32);
+    assert.is(wide![0], 4);
+    assert.is(missing, null);
+    assert.equal(await store.log.readTiles([{ level: 0, index: 7, width: 21 }]), [null]);
+    assert.is(await store.log.cosignCheckpoint(10, 'stale'), false);
+    assert.is(await store.log.cosignCheckpoint(20, 'note 20 cosigned'), true);
+    assert.equal(await store.log.latestCheckpoint(), { size: 20, note: 'note 20 cosigned' });
   });
 
   test.run();

@@ -65,7 +65,8 @@ const backfilled = new WeakSet<Db>();
  * done yet. Returns the first index handed out.
  */
 export async function appendLogEntries(db: Db, tx: Queryable, entries: readonly NewLogEntry[]): Promise<number> {
-  if (!backfilled.has(db)) await backfillIn(db, tx);
+  // the event's own rows are already written in this transaction: the backfill leaves them to it
+  if (!backfilled.has(db)) await backfillIn(db, tx, new Set(entries.map((e) => `${e.kind}:${e.action_hash}`)));
   return insertEntries(db, tx, entries);
 }
 
@@ -98,8 +99,11 @@ export function thumbnailLogEntry(actionHash: string, dataUri: string): NewLogEn
   return { kind: 'thumbnail', action_hash: actionHash, entry: encodeLogEntry(thumbnailEntry(actionHash, dataUri)) };
 }
 
-/** The backfill inside a transaction holding the feed lock; a no-op once done. */
-async function backfillIn(db: Db, tx: Queryable): Promise<number> {
+/**
+ * The backfill inside a transaction holding the feed lock; a no-op once done. `exclude`
+ * (`kind:action_hash`): rows the calling transaction wrote itself, which it appends.
+ */
+async function backfillIn(db: Db, tx: Queryable, exclude: ReadonlySet<string> = new Set()): Promise<number> {
   const state = await tx.get<{ backfilled: boolean | number }>(`SELECT backfilled FROM log_state WHERE id = 1 ${db.dialect.lock('update')}`);
   if (state === undefined || flag(state.backfilled)) {
     backfilled.add(db);
@@ -121,6 +125,9 @@ async function backfillIn(db: Db, tx: Queryable): Promise<number> {
     'SELECT s.seq, t.action_hash, t.data, t.set_at FROM thumbnails t JOIN signatures s ON s.action_hash = t.action_hash',
   );
   for (const t of thumbnails) stored.push({ at: Number(t.set_at), order: 2, seq: Number(t.seq), entry: thumbnailLogEntry(t.action_hash, t.data) });
+  const before = stored.filter((s) => !exclude.has(`${s.entry.kind}:${s.entry.action_hash}`));
+  stored.length = 0;
+  stored.push(...before);
   stored.sort((a, b) => a.at - b.at || a.order - b.order || a.seq - b.seq);
   for (let i = 0; i < stored.length; i += 1_000) await insertEntries(db, tx, stored.slice(i, i + 1_000).map((s) => s.entry));
   await tx.run(`UPDATE log_state SET backfilled = ${db.dialect.true} WHERE id = 1`);
