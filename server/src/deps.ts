@@ -17,6 +17,7 @@ import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { TransparencyLog } from './tlog/types.js';
 import type { AuthState } from './types.js';
 import type { Parts } from './parts.js';
+import type { Secrets } from './secrets.js';
 
 // Part and PartHealth live in parts.ts (a leaf); named here too for modules that import them from the parts list
 export type { Part, PartHealth } from './parts.js';
@@ -29,6 +30,8 @@ export interface ServerDeps {
   log: Logger;
   metrics: Metrics;
   store: Store;
+  /** The keys in PROVENANT_SECRETS_DIR (jwt.key, cell.key, log.key), read once by the root. */
+  secrets: Secrets;
   /** Fingerprints uploads off the event loop (PROVENANT_WORKERS threads). */
   pool: FingerprintPool;
   /** The perceptual match index (on its own thread) and its answer cache. */

@@ -18,7 +18,7 @@ import { Metrics } from './metrics.js';
 import { oauthAccessTokenVerifier } from './oauth/verifier.js';
 import { RateLimitStores } from './ratelimit.js';
 import { SharedRedis } from './redis.js';
-import { adoptDataDirSecrets, loadSecret, secretsFingerprint } from './secrets.js';
+import { adoptDataDirSecrets, Secrets } from './secrets.js';
 import { VerifyCache } from './signit/cache.js';
 import { CONTENT_RIGHTS_MAX_AGE_SECONDS } from './public/routes.js';
 import { openStore as openEngine } from './store/index.js';
@@ -42,7 +42,7 @@ export interface ComposeOptions {
  * fingerprint; a node with other keys refuses to start, so that no two nodes sign
  * tokens or seal cells with different keys.
  */
-async function openStore(config: Config, log: Logger): Promise<Store> {
+async function openStore(config: Config, log: Logger): Promise<{ store: Store; secrets: Secrets }> {
   const store = await openEngine(
     { databaseUrl: config.databaseUrl, sqliteFile: databaseFile(config) },
     ({ version, name, ms }) => {
@@ -54,20 +54,19 @@ async function openStore(config: Config, log: Logger): Promise<Store> {
   try {
     const adopted = adoptDataDirSecrets(config.dataDir, config.secretsDir);
     if (adopted.length > 0) log.info('copied the data directory\'s secrets into PROVENANT_SECRETS_DIR', { secrets: adopted.join(','), to: config.secretsDir });
-    loadSecret(config, 'jwt.key');
-    loadSecret(config, 'cell.key');
-    const fingerprint = secretsFingerprint(config);
+    const secrets = new Secrets(config.secretsDir);
+    const fingerprint = secrets.fingerprint(); // reads (or makes) jwt.key and cell.key
     if ((await store.recordSecretsFingerprint(fingerprint)) !== fingerprint) {
       throw new ConfigError(
         'PROVENANT_SECRETS_DIR',
         `the keys in ${config.secretsDir} differ from those of the nodes that share this database (it records their fingerprint): give every node the same jwt.key and cell.key`,
       );
     }
+    return { store, secrets };
   } catch (err) {
     await store.close();
     throw err;
   }
-  return store;
 }
 
 /**
@@ -82,7 +81,7 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
   const metrics = new Metrics();
   const parts = new Parts(log);
   try {
-    const store = await openStore(config, log);
+    const { store, secrets } = await openStore(config, log);
     parts.add({
       name: 'store',
       async health(): Promise<PartHealth> {
@@ -188,12 +187,12 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     contactRelay.start();
 
     // address-verification links, mailed off the request path
-    const verificationMail = new VerificationMailer({ store, config, log, mail });
+    const verificationMail = new VerificationMailer({ store, secrets, config, log, mail });
     parts.add({ name: 'verification_mail', health: () => ({ status: 'ok', in_flight: verificationMail.pending, ...verificationMail.counts }), close: () => verificationMail.close() });
 
     // webhook deliveries (spec 6): the outbox routed and sent in the background
     if (config.webhookAllowPrivate) log.warn('PROVENANT_WEBHOOK_ALLOW_PRIVATE=1: webhooks may be registered for and delivered to loopback and private addresses; for tests only, never in production');
-    const webhooks = new WebhookDispatcher({ store, config, log, extraCa: options.webhookCa });
+    const webhooks = new WebhookDispatcher({ store, secrets, config, log, extraCa: options.webhookCa });
     parts.add({
       name: 'webhooks',
       health: async () => ({ status: 'ok', in_flight: webhooks.inFlightCount, ...(await store.webhooks.backlog()), ...webhooks.counts }),
@@ -203,7 +202,7 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
 
     // the transparency log (issue 27): what was stored before it existed appended first,
     // then a checkpoint now and at least once a second while entries arrive
-    const identity = loadLogIdentity(config);
+    const identity = loadLogIdentity(config, secrets);
     const backfilled = await store.log.backfill();
     if (backfilled > 0) log.info('transparency log: appended the events stored before it', { entries: backfilled });
     const checkpointer = new Checkpointer({ store: store.log, identity, witnesses: config.logWitnesses, log });
@@ -211,7 +210,7 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     await checkpointer.start();
     const transparencyLog = { store: store.log, identity, checkpointer };
 
-    return { config, log, metrics, store, pool, matching, verifyCache, contentRightsCache, rateLimits, uploads, tokenVerifiers, mail, contactRelay, verificationMail, webhooks, transparencyLog, parts };
+    return { config, log, metrics, store, secrets, pool, matching, verifyCache, contentRightsCache, rateLimits, uploads, tokenVerifiers, mail, contactRelay, verificationMail, webhooks, transparencyLog, parts };
   } catch (err) {
     // what was started keeps the process alive (the pool, the index thread) or the database open
     await parts.close().catch((closeErr: Error) => log.error('closing after a failed start', { error: closeErr.message }));

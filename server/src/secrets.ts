@@ -3,11 +3,12 @@
 // HMAC key) and `cell.key` (the AES-256-GCM key sealing server-hosted cells). 32 random
 // bytes each, file mode 0600, never logged. The nodes of a cluster share them (one
 // mounted directory, or copies); a fingerprint of them, never the keys, is what a shared
-// database records to catch a node with other keys (root.ts).
+// database records to catch a node with other keys (root.ts). The composition root
+// builds one Secrets and passes it in the deps (ServerDeps, DomainDeps): nothing reads
+// a key by path or from a module-wide cache.
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Config } from './config.js';
 
 // `log.key` (the transparency log's Ed25519 seed, tlog/log-key.ts) is made the same way but
 // is not among SECRET_NAMES: the fingerprint a shared database recorded before the log
@@ -16,25 +17,37 @@ export type SecretName = 'jwt.key' | 'cell.key' | 'log.key';
 const SECRET_NAMES: readonly SecretName[] = ['jwt.key', 'cell.key'];
 
 const SECRET_BYTES = 32;
-const cache = new Map<string, Buffer>();
 
-/** The secret `name` in the secrets directory, created atomically (exclusive create) if missing. */
-export function loadSecret(config: Pick<Config, 'secretsDir'>, name: SecretName): Buffer {
-  const { secretsDir } = config;
-  const file = join(secretsDir, name);
-  const cached = cache.get(file);
-  if (cached) return cached;
-  mkdirSync(secretsDir, { recursive: true, mode: 0o700 });
-  try {
-    writeFileSync(file, randomBytes(SECRET_BYTES), { flag: 'wx', mode: 0o600 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+/** The keys of one secrets directory, each read (or made) on its first use and then held. */
+export class Secrets {
+  private readonly keys = new Map<SecretName, Buffer>();
+
+  constructor(readonly dir: string) {}
+
+  /** The secret `name` in the directory, created atomically (exclusive create) if missing. */
+  key(name: SecretName): Buffer {
+    const held = this.keys.get(name);
+    if (held) return held;
+    const file = join(this.dir, name);
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    try {
+      writeFileSync(file, randomBytes(SECRET_BYTES), { flag: 'wx', mode: 0o600 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const secret = readFileSync(file);
+    if (secret.length !== SECRET_BYTES) throw new Error(`${file} must hold ${SECRET_BYTES} bytes`);
+    chmodSync(file, 0o600);
+    this.keys.set(name, secret);
+    return secret;
   }
-  const secret = readFileSync(file);
-  if (secret.length !== SECRET_BYTES) throw new Error(`${file} must hold ${SECRET_BYTES} bytes`);
-  chmodSync(file, 0o600);
-  cache.set(file, secret);
-  return secret;
+
+  /** SHA-256 over jwt.key and cell.key (name and bytes), as `sha256:<hex>`: equal exactly when the keys are. */
+  fingerprint(): string {
+    const hash = createHash('sha256');
+    for (const name of SECRET_NAMES) hash.update(`${name}\n`).update(this.key(name));
+    return `sha256:${hash.digest('hex')}`;
+  }
 }
 
 /**
@@ -53,11 +66,4 @@ export function adoptDataDirSecrets(dataDir: string, secretsDir: string): Secret
   mkdirSync(secretsDir, { recursive: true, mode: 0o700 });
   for (const name of found) writeFileSync(join(secretsDir, name), readFileSync(join(old, name)), { flag: 'wx', mode: 0o600 });
   return found;
-}
-
-/** SHA-256 over every key (name and bytes), as `sha256:<hex>`: equal exactly when the keys are. */
-export function secretsFingerprint(config: Pick<Config, 'secretsDir'>): string {
-  const hash = createHash('sha256');
-  for (const name of SECRET_NAMES) hash.update(`${name}\n`).update(loadSecret(config, name));
-  return `sha256:${hash.digest('hex')}`;
 }

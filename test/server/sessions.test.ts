@@ -10,7 +10,6 @@ import canonicalize from 'canonicalize';
 import { SignJWT } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadSecret } from '../../server/src/secrets.js';
 import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
 import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 
@@ -102,7 +101,7 @@ test('the cut-off compares milliseconds (iat_ms): a token issued in the same sec
   const { user, token } = await srv.register();
   const revoked = await api('POST', '/api/v1/auth/sessions/revoke', { token });
   const cutoff = Date.parse(revoked.body.sessions_valid_after);
-  const key = new Uint8Array(loadSecret(srv.deps.config, 'jwt.key'));
+  const key = new Uint8Array(srv.deps.secrets.key('jwt.key'));
   // tokens as the server issues them, with the issue time chosen: in the cut-off's second, after and before it
   const tokenAt = (ms: number) =>
     new SignJWT({ iat_ms: ms })

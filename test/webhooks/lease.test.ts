@@ -25,6 +25,7 @@ import { WebhookDispatcher } from '../../server/src/webhooks/dispatcher.js';
 import { createHostResolver } from '../../server/src/domain/url-rules.js';
 import { runWithPostgres, sharedPostgres } from '../helpers/postgres.js';
 import { makeTestCa, Receiver, type TestCa } from './fixtures.js';
+import { Secrets } from '../../server/src/secrets.js';
 
 /** Short, so that the test does not wait 15 s; long enough that a loaded machine's event-loop lag does not stall the renewals (every third of it). */
 const LEASE_MS = 1_000;
@@ -103,7 +104,7 @@ function leaseSuite(engine: string, open: Open): void {
 
   /** A node's dispatcher on `store` with the short lease (not started). */
   const dispatcher = (ctx: { store: Store; ca: TestCa; secretsDir: string; dispatchers: WebhookDispatcher[] }, store: Store = ctx.store) => {
-    const d = new WebhookDispatcher({ store, config: { secretsDir: ctx.secretsDir, dnsServers: [], webhookAllowPrivate: true }, log: silent, extraCa: ctx.ca.caPem, leaseMs: LEASE_MS });
+    const d = new WebhookDispatcher({ store, secrets: new Secrets(ctx.secretsDir), config: { dnsServers: [], webhookAllowPrivate: true }, log: silent, extraCa: ctx.ca.caPem, leaseMs: LEASE_MS });
     ctx.dispatchers.push(d);
     return d;
   };
@@ -115,7 +116,7 @@ function leaseSuite(engine: string, open: Open): void {
     const org = (await store.accounts.personalOrg(user.id))!;
     await store.accounts.setOrgTier(org.id, 'starter');
     const app = await store.accounts.createApp({ id: randomUUID(), orgId: org.id, ownerId: user.id, name: 'A', redirectUris: [], scopes: ['openid'] });
-    const deps = { store, config: { secretsDir: ctx.secretsDir, webhookAllowPrivate: true }, resolveHost: createHostResolver([]) };
+    const deps = { store, secrets: new Secrets(ctx.secretsDir), config: { webhookAllowPrivate: true }, resolveHost: createHostResolver([]) };
     const { secret } = await createWebhook(deps, { userId: user.id, tokenAppId: app.id, appId: null }, { url, events: ['sign.created'] }, Date.now() - 1);
     const record: SignatureRecord = {
       file_hash: hex(), signer: `uhCAk${randomBytes(36).toString('base64url')}`, signed_at: Date.now(), intent: 'Authorship', ai_generation: null,

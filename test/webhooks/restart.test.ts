@@ -16,6 +16,7 @@ import { createServerCell } from '../../server/src/domain/cells.js';
 import { openSqliteStore, type Store } from '../../server/src/store/index.js';
 import { apiRequest } from '../helpers/server.js';
 import { makeTestCa, Receiver, TEST_DOMAIN, TestDns, type TestCa } from './fixtures.js';
+import { Secrets } from '../../server/src/secrets.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const CLI = join(root, 'dist', 'src', 'cli', 'main.js');
@@ -115,7 +116,7 @@ test('killed right after a sign that queued an event: after the restart the even
   try {
     await store.accounts.setOrgTier((await store.accounts.personalOrg(user.id))!.id, 'pro');
     await store.accounts.setUserTier(user.id, 'premium');
-    await createServerCell({ store, config }, user.id);
+    await createServerCell({ store, secrets: new Secrets(config.secretsDir) }, user.id);
   } finally {
     await store.close();
     store = undefined;

@@ -8,10 +8,9 @@
 // token, as the OAuth pages bind theirs (oauth/pages.ts), so another site cannot make a
 // form that confirms.
 import type { Context } from 'koa';
-import type { Config } from '../config.js';
 import { verificationTokenHash } from '../domain/email-verification.js';
 import { ApiError, type DomainError } from '../errors.js';
-import { csrfToken, csrfTokenValid, sendPage, type CsrfCookie } from '../oauth/pages.js';
+import { csrfToken, csrfTokenValid, sendPage, type CsrfCookie, type PageDeps } from '../oauth/pages.js';
 import { escapeMarkup as e } from '../public/present.js';
 
 export const EMAIL_VERIFY_PATH = '/api/v1/auth/email/verify';
@@ -19,8 +18,8 @@ const CONFIRM_CSRF: CsrfCookie = { name: 'provenant_csrf_email', path: EMAIL_VER
 const CONFIRM_PURPOSE = 'email-verify';
 
 /** The button that confirms the link's address: a form posting the link's token back, with its CSRF token. */
-export function emailConfirmPage(ctx: Context, config: Pick<Config, 'secretsDir' | 'baseUrl'>, token: string): void {
-  const csrf = csrfToken(ctx, config, CONFIRM_PURPOSE, verificationTokenHash(token), '', CONFIRM_CSRF);
+export function emailConfirmPage(ctx: Context, deps: PageDeps, token: string): void {
+  const csrf = csrfToken(ctx, deps, CONFIRM_PURPOSE, verificationTokenHash(token), '', CONFIRM_CSRF);
   sendPage(ctx, 200, 'Confirm your e-mail address', `<h1>Confirm your e-mail address</h1>
 <p>Press the button to confirm that this address is yours and that you asked for a Provenant account with it.</p>
 <form method="post" action="${EMAIL_VERIFY_PATH}">
@@ -32,8 +31,8 @@ export function emailConfirmPage(ctx: Context, config: Pick<Config, 'secretsDir'
 }
 
 /** Whether a posted confirmation carries the CSRF token its page gave this browser for this link (constant time). */
-export function emailConfirmFormValid(ctx: Context, config: Pick<Config, 'secretsDir'>, token: string, csrf: unknown): boolean {
-  return csrfTokenValid(ctx, config, csrf, CONFIRM_PURPOSE, verificationTokenHash(token), '', CONFIRM_CSRF);
+export function emailConfirmFormValid(ctx: Context, deps: Pick<PageDeps, 'secrets'>, token: string, csrf: unknown): boolean {
+  return csrfTokenValid(ctx, deps, csrf, CONFIRM_PURPOSE, verificationTokenHash(token), '', CONFIRM_CSRF);
 }
 
 export function emailVerifiedPage(ctx: Context, email: string): void {

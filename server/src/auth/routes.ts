@@ -135,7 +135,7 @@ export function authRoutes(deps: ServerDeps): Router {
   const verifyLimit = rateLimit(deps, rateLimitOf('auth:email-verify'));
   router.get('/email/verify', verifyLimit, async (ctx) => {
     try {
-      emailConfirmPage(ctx, deps.config, verificationTokenOf(ctx.query.token));
+      emailConfirmPage(ctx, deps, verificationTokenOf(ctx.query.token));
     } catch (err) {
       if (!(err instanceof DomainError && err.code === 'invalid_verification_token')) throw err;
       emailVerificationErrorPage(ctx, err);
@@ -145,7 +145,7 @@ export function authRoutes(deps: ServerDeps): Router {
     const form = (ctx.request.body ?? {}) as { token?: unknown; csrf_token?: unknown };
     try {
       const token = verificationTokenOf(form.token);
-      if (!emailConfirmFormValid(ctx, deps.config, token, form.csrf_token)) return emailConfirmForgedPage(ctx);
+      if (!emailConfirmFormValid(ctx, deps, token, form.csrf_token)) return emailConfirmForgedPage(ctx);
       emailVerifiedPage(ctx, (await verifyEmail(deps, token, Date.now())).email);
     } catch (err) {
       if (!(err instanceof DomainError && err.code === 'invalid_verification_token')) throw err;

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ORG_TIERS, USER_TIERS, StoreConflictError, type OrgTier, type UserTier } from '../store/index.js';
 import { ConfigError, databaseFile, loadConfig } from '../config.js';
 import type { DomainDeps } from '../domain/deps.js';
+import { Secrets } from '../secrets.js';
 import { DomainError } from '../errors.js';
 import { createOrg, createUserAccount, setOrgTier, setUserTier, userByEmail } from '../domain/accounts.js';
 import { createApp, sessionToken } from '../domain/apps.js';
@@ -22,8 +23,11 @@ import {
 } from '../auth/schema.js';
 import { APP_SCOPES, createAppBody } from '../developer/schema.js';
 import { zodMessage } from '../middleware.js';
+import { exportPdqHashes } from '../domain/export-hashes.js';
+import { chmod, open } from 'node:fs/promises';
 import type { CliIo } from './serve.js';
 import { terminalJson, USAGE_ERROR, UsageError, visible } from 'provenant';
+import { loadLogIdentity } from '../tlog/log-key.js';
 
 /** A failure once the command line was fine: exit 1. */
 class AdminError extends Error {}
@@ -46,6 +50,8 @@ const OPTIONS = {
   scopes: { type: 'string' },
   user: { type: 'string' },
   app: { type: 'string' },
+  type: { type: 'string' },
+  out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -202,6 +208,40 @@ const SUBCOMMANDS: Record<string, Subcommand<unknown>> = {
     },
   }),
 
+  'log-key': subcommand({
+    synopsis: '',
+    notes: 'The transparency log\'s origin and verifier key (<origin>+<key id>+<base64>, signed-note), made in the secrets directory on first use.',
+    flags: [],
+    parse: () => ({}),
+    async run(deps) {
+      // the base URL names the origin: the server's environment, as for `provenant serve`
+      const { origin, verifierKey } = loadLogIdentity(loadConfig({ ...process.env, PROVENANT_LOG_LEVEL: 'silent' }), deps.secrets);
+      return { origin, verifier_key: verifierKey };
+    },
+  }),
+
+  'export-hashes': subcommand({
+    synopsis: '--type pdq --out FILE',
+    notes: '  Every live record\'s PDQ in Meta\'s exchange text (images "hash,quality,action_hash"; videos\n  "frame,quality,hash,timestamp,action_hash" per frame), written to FILE (mode 0600); docs/pdq.md.',
+    flags: ['type', 'out'],
+    parse(v) {
+      if (required(v, 'type') !== 'pdq') throw new UsageError('--type must be pdq');
+      return { out: required(v, 'out') };
+    },
+    async run(deps, { out }) {
+      const file = await open(out, 'w', 0o600);
+      try {
+        await chmod(out, 0o600); // a file that was there keeps its mode otherwise
+        const counts = await exportPdqHashes(deps.store, async (lines) => {
+          await file.write(`${lines.join('\n')}\n`);
+        });
+        return { file: out, ...counts };
+      } finally {
+        await file.close();
+      }
+    },
+  }),
+
   'session-token': subcommand({
     synopsis: '--email E [--app CLIENT_ID]',
     flags: ['email', 'app'],
@@ -286,7 +326,7 @@ export async function admin(argv: string[], io: CliIo = process): Promise<number
         `no database at ${file}: give the server's data directory (--data-dir or PROVENANT_DATA_DIR), or create one with the first user (provenant admin create-user)`,
       );
     }
-    deps = { store: await openStore({ databaseUrl: config.databaseUrl, sqliteFile: file }), config };
+    deps = { store: await openStore({ databaseUrl: config.databaseUrl, sqliteFile: file }), secrets: new Secrets(config.secretsDir) };
     if (fresh) io.stderr.write(`provenant admin: created a new database at ${file}\n`);
     const result = await sub.run(deps, input);
     io.stdout.write(terminalJson(result) + '\n'); // names and addresses are the users' own text

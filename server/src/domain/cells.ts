@@ -5,7 +5,6 @@
 import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { agentKeyFromPublicKey, didFromPublicKey, generateSigningKey, parseAgentKey } from 'provenant';
 import { DomainError } from '../errors.js';
-import { loadSecret } from '../secrets.js';
 import type { Cell } from '../store/index.js';
 import type { DomainDeps } from './deps.js';
 
@@ -42,7 +41,7 @@ export interface ServerCell {
 export async function createServerCell(deps: DomainDeps, userId: string): Promise<ServerCell> {
   const { publicKey, privateKeyPkcs8 } = generateSigningKey();
   const agentKey = agentKeyFromPublicKey(publicKey);
-  const sealed = seal(loadSecret(deps.config, 'cell.key'), privateKeyPkcs8, additionalData(userId, agentKey));
+  const sealed = seal(deps.secrets.key('cell.key'), privateKeyPkcs8, additionalData(userId, agentKey));
   privateKeyPkcs8.fill(0);
   await deps.store.accounts.createCell({ userId, agentKey, ...sealed });
   return { agentKey, did: didFromPublicKey(publicKey) };
@@ -77,11 +76,11 @@ export async function signWithCell(deps: DomainDeps, userId: string, bytes: Uint
  * importing it once (a batch of 100 would otherwise spend most of its time
  * re-importing it). Throws DomainError `signing_failed` when the key cannot be opened.
  */
-export function signAsCell(deps: Pick<DomainDeps, 'config'>, cell: Cell, messages: readonly Uint8Array[]): CellSignature[] {
+export function signAsCell(deps: Pick<DomainDeps, 'secrets'>, cell: Cell, messages: readonly Uint8Array[]): CellSignature[] {
   let privateKey: KeyObject;
   let sealedOpen: Uint8Array | null = null;
   try {
-    sealedOpen = open(loadSecret(deps.config, 'cell.key'), cell.ciphertext, cell.nonce, additionalData(cell.userId, cell.agentKey));
+    sealedOpen = open(deps.secrets.key('cell.key'), cell.ciphertext, cell.nonce, additionalData(cell.userId, cell.agentKey));
     privateKey = createPrivateKey({ key: Buffer.from(sealedOpen), format: 'der', type: 'pkcs8' });
   } catch {
     throw new DomainError('signing_failed', 'Signing failed: the server-hosted key could not be unsealed.');

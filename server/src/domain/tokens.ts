@@ -5,8 +5,7 @@
 // change) is compared with (`iat` has whole seconds: a token issued in the same second
 // after a sign-out must still work).
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import type { Config } from '../config.js';
-import { loadSecret } from '../secrets.js';
+import type { Secrets } from '../secrets.js';
 
 export const SESSION_TTL_SECONDS = 24 * 60 * 60;
 const ISSUER = 'provenant';
@@ -22,11 +21,11 @@ export interface SessionClaims {
   expiresAt: number;
 }
 
-/** The secrets directory whose jwt.key signs the tokens. */
-type TokenDeps = { config: Pick<Config, 'secretsDir'> };
+/** The keys, whose jwt.key signs the tokens. */
+type TokenDeps = { secrets: Secrets };
 
 function key(deps: TokenDeps): Uint8Array {
-  return new Uint8Array(loadSecret(deps.config, 'jwt.key'));
+  return new Uint8Array(deps.secrets.key('jwt.key'));
 }
 
 /** A signed session token for `userId`, optionally carrying `appId` (a developer token) or the device key of a vault login. */

@@ -4,7 +4,6 @@
 // first request a receiver sees is a delivery.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { DomainError } from '../errors.js';
-import { loadSecret } from '../secrets.js';
 import type { App, OrgTier, QueuedEvent, Webhook, WebhookFilters, WebhookPatch } from '../store/index.js';
 import { checkedAddresses, parseWebhookUrl, WebhookUrlError, type HostResolver } from './url-rules.js';
 import type { DomainDeps } from './deps.js';
@@ -34,7 +33,7 @@ export const EVENT_TYPES: readonly string[] = EVENT_CATALOG.map((e) => e.type);
 /** What webhook management needs beyond the domain's deps: the resolver of URL hosts and the tests-only switch. */
 export interface WebhookDeps extends DomainDeps {
   resolveHost: HostResolver;
-  config: DomainDeps['config'] & { webhookAllowPrivate: boolean };
+  config: { webhookAllowPrivate: boolean };
 }
 
 /** Who manages: the user, the app their token carries, and the app_id they named (query). */
@@ -57,11 +56,11 @@ export interface WebhookInput {
  * AES-256-GCM under a key derived from the data directory's cell.key, bound to the
  * webhook's id, so a database copy alone does not reveal it.
  */
-function secretKey(deps: Pick<DomainDeps, 'config'>): Buffer {
-  return Buffer.from(hkdfSync('sha256', loadSecret(deps.config, 'cell.key'), Buffer.alloc(0), 'provenant webhook secret v1', 32));
+function secretKey(deps: Pick<DomainDeps, 'secrets'>): Buffer {
+  return Buffer.from(hkdfSync('sha256', deps.secrets.key('cell.key'), Buffer.alloc(0), 'provenant webhook secret v1', 32));
 }
 
-function sealSecret(deps: Pick<DomainDeps, 'config'>, webhookId: string, secret: string): string {
+function sealSecret(deps: Pick<DomainDeps, 'secrets'>, webhookId: string, secret: string): string {
   const nonce = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', secretKey(deps), nonce);
   cipher.setAAD(Buffer.from(webhookId));
@@ -70,7 +69,7 @@ function sealSecret(deps: Pick<DomainDeps, 'config'>, webhookId: string, secret:
 }
 
 /** The webhook's secret (the dispatcher's HMAC key). */
-export function openSecret(deps: Pick<DomainDeps, 'config'>, webhookId: string, sealed: string): string {
+export function openSecret(deps: Pick<DomainDeps, 'secrets'>, webhookId: string, sealed: string): string {
   const [nonce, body] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
   const decipher = createDecipheriv('aes-256-gcm', secretKey(deps), nonce);
   decipher.setAAD(Buffer.from(webhookId));

@@ -6,6 +6,7 @@
 // awaited on close.
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
+import type { Secrets } from '../secrets.js';
 import { issueEmailVerification, needsVerification, verificationLink, type VerificationMailQueue } from '../domain/email-verification.js';
 import type { Logger } from '../log.js';
 import type { Store, User } from '../store/index.js';
@@ -42,7 +43,7 @@ export class VerificationMailer implements VerificationMailQueue {
 
   constructor(
     /** `mail`: the server's transport, closed by its owner (the composition root). */
-    private readonly deps: { store: Store; config: Pick<Config, 'baseUrl' | 'mailFrom' | 'secretsDir'>; log: Logger; mail: MailTransport },
+    private readonly deps: { store: Store; secrets: Secrets; config: Pick<Config, 'baseUrl' | 'mailFrom'>; log: Logger; mail: MailTransport },
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -19,7 +19,7 @@ import type { Context } from 'koa';
 import type { Config } from '../config.js';
 import { SCOPE_WORDS, type OAuthScope } from '../domain/oauth.js';
 import { escapeMarkup as e } from '../public/present.js';
-import { loadSecret } from '../secrets.js';
+import type { Secrets } from '../secrets.js';
 
 export const SESSION_COOKIE = 'provenant_session';
 const CSRF_COOKIE = 'provenant_csrf';
@@ -76,11 +76,14 @@ export interface PageRequest {
   query: string;
 }
 
+/** What a page with a form needs: the base URL (Secure cookies over https) and jwt.key (its CSRF MAC). */
+export type PageDeps = { config: Pick<Config, 'baseUrl'>; secrets: Secrets };
+
 const formAction = (request: PageRequest) => `/oauth/authorize?${e(request.query)}`;
 
 /** Decisions.md 7: fields email_or_username and password. */
-export function signInPage(ctx: Context, config: Pick<Config, 'secretsDir' | 'baseUrl'>, request: PageRequest, problem: string | null = null): void {
-  const csrf = csrfToken(ctx, config, 'sign-in', request.clientId, '');
+export function signInPage(ctx: Context, deps: PageDeps, request: PageRequest, problem: string | null = null): void {
+  const csrf = csrfToken(ctx, deps, 'sign-in', request.clientId, '');
   const body = `<h1>Sign in to continue to ${e(request.appName)}</h1>
 ${problem === null ? '' : `<p class="error" role="alert">${e(problem)}</p>`}
 <form method="post" action="${formAction(request)}">
@@ -95,10 +98,10 @@ ${problem === null ? '' : `<p class="error" role="alert">${e(problem)}</p>`}
 /** Decisions.md 7: the scopes in words; for `email`, the address to share; buttons decision=approve|deny. */
 export function consentPage(
   ctx: Context,
-  config: Pick<Config, 'secretsDir' | 'baseUrl'>,
+  deps: PageDeps,
   request: PageRequest & { scopes: string[]; userId: string; userLabel: string; email: string | null },
 ): void {
-  const csrf = csrfToken(ctx, config, 'consent', request.clientId, request.userId);
+  const csrf = csrfToken(ctx, deps, 'consent', request.clientId, request.userId);
   const items = request.scopes.map((scope) => {
     if (scope !== 'email') return `<li>${e(SCOPE_WORDS[scope as OAuthScope] ?? scope)}</li>`;
     return request.email === null
@@ -135,29 +138,29 @@ export function setSessionCookie(ctx: Context, config: Pick<Config, 'baseUrl'>, 
 }
 
 /** HKDF of jwt.key: the CSRF MACs never share a key with the session tokens. */
-function csrfKey(config: Pick<Config, 'secretsDir'>): Buffer {
-  return Buffer.from(hkdfSync('sha256', loadSecret(config, 'jwt.key'), '', 'provenant oauth csrf v1', 32));
+function csrfKey(secrets: Secrets): Buffer {
+  return Buffer.from(hkdfSync('sha256', secrets.key('jwt.key'), '', 'provenant oauth csrf v1', 32));
 }
 
-function csrfMac(config: Pick<Config, 'secretsDir'>, cookie: string, purpose: string, clientId: string, userId: string): Buffer {
-  return createHmac('sha256', csrfKey(config)).update(`${cookie}\n${purpose}\n${clientId}\n${userId}`).digest();
+function csrfMac(secrets: Secrets, cookie: string, purpose: string, clientId: string, userId: string): Buffer {
+  return createHmac('sha256', csrfKey(secrets)).update(`${cookie}\n${purpose}\n${clientId}\n${userId}`).digest();
 }
 
 /** The form's token, setting the browser's CSRF cookie first when it has none. */
-export function csrfToken(ctx: Context, config: Pick<Config, 'secretsDir' | 'baseUrl'>, purpose: string, clientId: string, userId: string, at: CsrfCookie = OAUTH_CSRF): string {
+export function csrfToken(ctx: Context, deps: PageDeps, purpose: string, clientId: string, userId: string, at: CsrfCookie = OAUTH_CSRF): string {
   let cookie = ctx.cookies.get(at.name);
   if (!cookie || !/^[A-Za-z0-9_-]{43}$/.test(cookie)) {
     cookie = randomBytes(32).toString('base64url');
-    setCookie(ctx, config, at.name, cookie, at.path, 60 * 60);
+    setCookie(ctx, deps.config, at.name, cookie, at.path, 60 * 60);
   }
-  return csrfMac(config, cookie, purpose, clientId, userId).toString('base64url');
+  return csrfMac(deps.secrets, cookie, purpose, clientId, userId).toString('base64url');
 }
 
 /** Whether a posted form's token is the one its page carried for this browser, purpose, client and user (constant time). */
-export function csrfTokenValid(ctx: Context, config: Pick<Config, 'secretsDir'>, token: unknown, purpose: string, clientId: string, userId: string, at: CsrfCookie = OAUTH_CSRF): boolean {
+export function csrfTokenValid(ctx: Context, deps: Pick<PageDeps, 'secrets'>, token: unknown, purpose: string, clientId: string, userId: string, at: CsrfCookie = OAUTH_CSRF): boolean {
   const cookie = ctx.cookies.get(at.name);
   if (!cookie || typeof token !== 'string') return false;
-  const expected = csrfMac(config, cookie, purpose, clientId, userId);
+  const expected = csrfMac(deps.secrets, cookie, purpose, clientId, userId);
   const given = Buffer.from(token, 'base64url');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

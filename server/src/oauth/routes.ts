@@ -105,7 +105,7 @@ function redirectBack(ctx: Context, deps: ServerDeps, draft: AuthorizationDraft,
 async function codeOrConsent(ctx: Context, deps: ServerDeps, user: User, request: AuthorizationRequest, page: PageRequest): Promise<void> {
   const code = await codeForGrantedScopes(deps, user, request);
   if (code !== null) return redirectBack(ctx, deps, request, { code });
-  consentPage(ctx, deps.config, {
+  consentPage(ctx, deps, {
     ...page,
     scopes: request.scopes,
     userId: user.id,
@@ -122,18 +122,18 @@ const FORGED_FORM = 'The form expired or did not come from this site; start agai
  * credentials, the session cookie, then the request again (303: GET).
  */
 async function signIn(ctx: Context, deps: ServerDeps, request: AuthorizationRequest, page: PageRequest, form: Params, passwordLimit: Middleware): Promise<void> {
-  if (!csrfTokenValid(ctx, deps.config, form.csrf_token, 'sign-in', request.app.id, '')) return errorPage(ctx, 403, 'invalid_request', FORGED_FORM);
+  if (!csrfTokenValid(ctx, deps, form.csrf_token, 'sign-in', request.app.id, '')) return errorPage(ctx, 403, 'invalid_request', FORGED_FORM);
   const fields = signInForm.safeParse(form);
-  if (!fields.success) return signInPage(ctx, deps.config, page, zodMessage(fields.error));
+  if (!fields.success) return signInPage(ctx, deps, page, zodMessage(fields.error));
   let token = '';
   try {
     await passwordLimit(ctx, async () => {
       token = (await login(deps, fields.data)).token;
     });
   } catch (err) {
-    if (err instanceof DomainError && err.code === 'invalid_credentials') return signInPage(ctx, deps.config, page, err.message);
+    if (err instanceof DomainError && err.code === 'invalid_credentials') return signInPage(ctx, deps, page, err.message);
     if (err instanceof ApiError && err.code === 'rate_limited') {
-      signInPage(ctx, deps.config, page, `Too many sign-in attempts; try again in ${err.extra.retry_after} s.`);
+      signInPage(ctx, deps, page, `Too many sign-in attempts; try again in ${err.extra.retry_after} s.`);
       ctx.status = 429;
       ctx.set(err.headers);
       return;
@@ -149,8 +149,8 @@ async function signIn(ctx: Context, deps: ServerDeps, request: AuthorizationRequ
 /** The consent form: CSRF bound to the signed-in user; deny is access_denied, approve records the consent and issues a code. */
 async function decide(ctx: Context, deps: ServerDeps, request: AuthorizationRequest, page: PageRequest, form: Params): Promise<void> {
   const user = await sessionUser(ctx, deps);
-  if (user === null) return signInPage(ctx, deps.config, page, 'Your session ended; sign in again.');
-  if (!csrfTokenValid(ctx, deps.config, form.csrf_token, 'consent', request.app.id, user.id)) return errorPage(ctx, 403, 'invalid_request', FORGED_FORM);
+  if (user === null) return signInPage(ctx, deps, page, 'Your session ended; sign in again.');
+  if (!csrfTokenValid(ctx, deps, form.csrf_token, 'consent', request.app.id, user.id)) return errorPage(ctx, 403, 'invalid_request', FORGED_FORM);
   const fields = consentForm.safeParse(form);
   if (!fields.success) return errorPage(ctx, 400, 'invalid_request', zodMessage(fields.error));
   if (fields.data.decision === 'deny') return redirectBack(ctx, deps, request, { error: 'access_denied', error_description: 'The user denied the request.' });
@@ -183,7 +183,7 @@ async function authorize(ctx: Context, deps: ServerDeps, passwordLimit: Middlewa
     return 'decision' in form ? decide(ctx, deps, request, page, form) : signIn(ctx, deps, request, page, form, passwordLimit);
   }
   const user = await sessionUser(ctx, deps);
-  if (user === null) return signInPage(ctx, deps.config, page);
+  if (user === null) return signInPage(ctx, deps, page);
   return codeOrConsent(ctx, deps, user, request, page);
 }
 

@@ -4,7 +4,7 @@
 // needs the same file, as it needs jwt.key.
 import { noteSigner, SIG_ED25519, verifierOf, type NoteSigner } from 'provenant';
 import type { Config } from '../config.js';
-import { loadSecret } from '../secrets.js';
+import type { Secrets } from '../secrets.js';
 
 export interface LogIdentity {
   /** `<host of PROVENANT_BASE_URL>/log`: the checkpoints' origin line and the key's name. */
@@ -23,8 +23,8 @@ export function logOrigin(config: Pick<Config, 'baseUrl' | 'baseUrlFromEnv'>): s
   return config.baseUrlFromEnv ? `${new URL(config.baseUrl).host}/log` : 'localhost/log';
 }
 
-export function loadLogIdentity(config: Pick<Config, 'baseUrl' | 'baseUrlFromEnv' | 'secretsDir'>): LogIdentity {
+export function loadLogIdentity(config: Pick<Config, 'baseUrl' | 'baseUrlFromEnv'>, secrets: Secrets): LogIdentity {
   const origin = logOrigin(config);
-  const seed = new Uint8Array(loadSecret(config, 'log.key'));
+  const seed = new Uint8Array(secrets.key('log.key'));
   return { origin, signer: noteSigner(origin, SIG_ED25519, seed), verifierKey: verifierOf(origin, SIG_ED25519, seed).vkey };
 }

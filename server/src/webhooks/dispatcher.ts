@@ -10,6 +10,7 @@
 import { setMaxListeners } from 'node:events';
 import { hmacSha256Hex } from 'provenant';
 import type { Config } from '../config.js';
+import type { Secrets } from '../secrets.js';
 import { MAX_CONSECUTIVE_FAILURES, openSecret, routeEvent } from '../domain/webhooks.js';
 import type { Logger } from '../log.js';
 import type { Store, WebhookDelivery } from '../store/index.js';
@@ -34,7 +35,9 @@ const CONFIRM_TRIES = 3;
 
 export interface DispatcherDeps {
   store: Store;
-  config: Pick<Config, 'secretsDir' | 'dnsServers' | 'webhookAllowPrivate'>;
+  /** cell.key opens the webhooks' sealed secrets. */
+  secrets: Secrets;
+  config: Pick<Config, 'dnsServers' | 'webhookAllowPrivate'>;
   log: Logger;
   /** Extra CA certificates (PEM) for receivers (tests: their own CA, in process); NODE_EXTRA_CA_CERTS works too. */
   extraCa?: string;

@@ -32,7 +32,7 @@ async function sessionCaller(deps: WebhookDeps, ctx: Context): Promise<WebhookCa
 export function webhookRoutes(deps: ServerDeps): Router {
   const router = new Router();
   router.use(jsonBody());
-  const domain: WebhookDeps = { store: deps.store, config: deps.config, resolveHost: deps.webhooks.resolveHost };
+  const domain: WebhookDeps = { store: deps.store, secrets: deps.secrets, config: deps.config, resolveHost: deps.webhooks.resolveHost };
   const session = requireAuth(deps, SESSION_ONLY);
 
   router.get('/webhooks/events', (ctx) => {

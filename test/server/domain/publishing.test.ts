@@ -14,6 +14,7 @@ import { publish, publishRevocation, PUBLISH_WINDOW_MS } from '../../../server/s
 import { agentQuota } from '../../../server/src/domain/quota-plans.js';
 import { DomainError } from '../../../server/src/errors.js';
 import { openSqliteStore, type Store } from '../../../server/src/store/index.js';
+import { Secrets } from '../../../server/src/secrets.js';
 
 const test = suite('domain: publishing');
 // the store stamps records with its own clock, which the quota period is counted on: the tests' clock is near it
@@ -26,7 +27,7 @@ let deps: DomainDeps;
 test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'provenant-domain-'));
   store = await openSqliteStore(join(dir, 'provenant.db'));
-  deps = { store, config: { secretsDir: join(dir, 'secrets') } };
+  deps = { store, secrets: new Secrets(join(dir, 'secrets')) };
 });
 test.after(async () => {
   await store.close();

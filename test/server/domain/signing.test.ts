@@ -17,6 +17,7 @@ import { signBatch, signOne, type BatchFile, type SignRequest } from '../../../s
 import { DomainError } from '../../../server/src/errors.js';
 import { parseBatch, parseSignRequest } from '../../../server/src/signit/schema.js';
 import { openSqliteStore, type Charge, type OutboxEvent, type Store } from '../../../server/src/store/index.js';
+import { Secrets } from '../../../server/src/secrets.js';
 import { outbox } from '../../helpers/outbox.js';
 
 const test = suite('domain: signing');
@@ -64,7 +65,7 @@ test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'provenant-domain-'));
   store = await openSqliteStore(join(dir, 'provenant.db'));
   spy = counted(store);
-  deps = { store: spy.store, config: { secretsDir: join(dir, 'secrets') } };
+  deps = { store: spy.store, secrets: new Secrets(join(dir, 'secrets')) };
 });
 test.after(async () => {
   await store.close();
@@ -77,10 +78,10 @@ let users = 0;
 
 /** A premium user with a server-hosted cell, and an app of theirs on a paid org (so signs through it fire events). */
 async function signer(): Promise<{ caller: Caller; viaApp: Caller; agentKey: string }> {
-  const user = await createUserAccount({ store, config: deps.config }, { email: `signer${++users}@example.com`, tier: 'premium' });
-  const { agentKey } = await createServerCell({ store, config: deps.config }, user.id);
-  const org = await createOrg({ store, config: deps.config }, { name: 'Org', ownerId: user.id, tier: 'pro', customLimit: null });
-  const app = await createApp({ store, config: deps.config }, user.id, { name: 'App', redirect_uris: [], scopes: ['sign'], org_id: org.id });
+  const user = await createUserAccount({ store, secrets: deps.secrets }, { email: `signer${++users}@example.com`, tier: 'premium' });
+  const { agentKey } = await createServerCell({ store, secrets: deps.secrets }, user.id);
+  const org = await createOrg({ store, secrets: deps.secrets }, { name: 'Org', ownerId: user.id, tier: 'pro', customLimit: null });
+  const app = await createApp({ store, secrets: deps.secrets }, user.id, { name: 'App', redirect_uris: [], scopes: ['sign'], org_id: org.id });
   spy.reset();
   return { caller: { userId: user.id, appId: null }, viaApp: { userId: user.id, appId: app.id }, agentKey };
 }
@@ -153,8 +154,8 @@ test('signBatch: one read of user and cell, one write of every valid file with o
 });
 
 test('without an app no outbox rows; over quota the batch is refused whole (remaining, requested) and nothing is stored', async () => {
-  const user = await createUserAccount({ store, config: deps.config }, { email: `free${++users}@example.com` });
-  await createServerCell({ store, config: deps.config }, user.id);
+  const user = await createUserAccount({ store, secrets: deps.secrets }, { email: `free${++users}@example.com` });
+  await createServerCell({ store, secrets: deps.secrets }, user.id);
   const caller = { userId: user.id, appId: null };
   await signOne(deps, caller, request({}));
   assert.equal(spy.inserts.at(-1)!.events, []);
@@ -170,7 +171,7 @@ test('without an app no outbox rows; over quota the batch is refused whole (rema
 });
 
 test('a device-hosted identity (no cell) is signing_failed before anything is signed or written', async () => {
-  const user = await createUserAccount({ store, config: deps.config }, { email: `device${++users}@example.com` });
+  const user = await createUserAccount({ store, secrets: deps.secrets }, { email: `device${++users}@example.com` });
   spy.reset();
   for (const attempt of [() => signOne(deps, { userId: user.id, appId: null }, request({})), () => signBatch(deps, { userId: user.id, appId: null }, [])]) {
     try {
