@@ -464,6 +464,33 @@ function signaturesContract(name: string, open: OpenStore): void {
     assert.equal(await store.signatures.reducedBySeqs([]), []);
   });
 
+  test('issue 28: pdq_hash in its own column; a record with one is fingerprinted and reduced; revoked ones say so', async ({ store }) => {
+    const key = agentKey();
+    const u = await newUser(store, { agentKey: key });
+    const pdq = { hash_type: 'PDQ' as const, hash_value: 'ab'.repeat(32), quality: 90 };
+    const vpdq = { hash_type: 'vPDQ' as const, frames: [{ timestamp: 0.5, hash_value: 'cd'.repeat(32), quality: 70 }] };
+    const onlyPdq = rowOf(u.id, recordOf(key, { pdq_hash: pdq }));
+    const both = rowOf(u.id, recordOf(key, { perceptual_hash: FINGERPRINT, pdq_hash: vpdq }));
+    const neither = rowOf(u.id, recordOf(key));
+    await store.signatures.insertSignatures([onlyPdq, both, neither], personalCharge(u.id));
+    const seqs = await Promise.all([onlyPdq, both, neither].map(async (r) => (await store.signatures.get(r.action_hash))!.seq));
+    assert.equal((await store.signatures.get(onlyPdq.action_hash))!.record, onlyPdq.record);
+    let list = await store.signatures.listPdqHashes(seqs[0] - 1, 10);
+    assert.equal(list.map((r) => [r.seq, r.action_hash, JSON.parse(r.pdq_hash_json), r.revoked]), [
+      [seqs[0], onlyPdq.action_hash, pdq, false],
+      [seqs[1], both.action_hash, vpdq, false],
+    ]);
+    assert.equal((await store.signatures.listPdqHashes(seqs[0], 1)).map((r) => r.seq), [seqs[1]]);
+    // the feed and the fingerprinted reads include a record with a PDQ only; its reduced row is there
+    assert.equal((await store.signatures.listFingerprinted(seqs[0] - 1, 10)).map((r) => r.seq), [seqs[0], seqs[1]]);
+    assert.equal((await store.signatures.reducedBySeqs([seqs[0], seqs[2]])).map((r) => r.seq), [seqs[0]]);
+    const stored = (await store.feed.since(0, 10_000)).filter((c) => c.kind === 'stored' && c.signature_seq >= seqs[0]);
+    assert.equal(stored.map((c) => c.kind === 'stored' && c.has_fingerprint), [true, true, false]);
+    await store.signatures.insertRevocation({ action_hash: onlyPdq.action_hash, reason: null, revoked_at: Date.now(), signer: key, signature: 'sig', source: 'vault', appId: null });
+    list = await store.signatures.listPdqHashes(seqs[0] - 1, 10);
+    assert.equal(list.map((r) => r.revoked), [true, false]);
+  });
+
   test.run();
 }
 

@@ -3,10 +3,9 @@
 // as pdq-photo-hasher prints it, `hash,quality,name` with the record's action hash as
 // the name; a video's as vpdq lines, `frame,quality,hash,timestamp`, each followed by
 // `,action_hash`. Revoked records are left out. Records are read in seq order from the
-// fingerprinted ones (those with a perceptual_hash, as every record the library hashes
-// has beside its PDQ).
+// store's pdq_hash column.
 import { pdqExchangeLines, pdqHashOrAbsent } from 'provenant';
-import type { Store } from '../store/types.js';
+import type { Store } from '../store/index.js';
 
 const PAGE = 1000;
 
@@ -16,13 +15,13 @@ export async function exportPdqHashes(store: Store, write: (lines: string[]) => 
   let records = 0;
   let lines = 0;
   for (;;) {
-    const page = await store.signatures.listFingerprinted(after, PAGE);
+    const page = await store.signatures.listPdqHashes(after, PAGE);
     const out: string[] = [];
     for (const r of page) {
       if (r.revoked) continue;
       let pdq;
       try {
-        pdq = pdqHashOrAbsent(r.record.pdq_hash);
+        pdq = pdqHashOrAbsent(JSON.parse(r.pdq_hash_json));
       } catch {
         continue; // not a pdq_hash (a record stored before the rule): nothing to share
       }

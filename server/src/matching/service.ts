@@ -144,8 +144,8 @@ export class MatchingService {
     if (seqs.size > 0) {
       const rows = (await this.deps.store.signatures.listPerceptualHashes(low - 1, high)).filter((r) => seqs.has(r.seq));
       this.addRecords(rows.map((r) => r.seq), rows.map((r) => parseFingerprint(r.perceptual_hash_json)), rows.map((r) => r.signed_at));
-      const records = (await this.deps.store.signatures.listFingerprinted(low - 1, high - low + 1)).filter((r) => seqs.has(r.seq));
-      this.addPdq(records.map((r) => r.seq), records.map((r) => r.record.pdq_hash ?? null));
+      const pdq = (await this.deps.store.signatures.listPdqHashes(low - 1, high - low + 1)).filter((r) => seqs.has(r.seq));
+      this.addPdq(pdq.map((r) => r.seq), pdq.map((r) => parseFingerprint(r.pdq_hash_json)));
     }
     this.indexedThrough = Math.max(this.indexedThrough, stored);
   }
@@ -187,8 +187,7 @@ export class MatchingService {
 
   /**
    * Indexes records' pdq_hash values (issue 28; not awaited, in order before any later
-   * query). They are read from the fingerprinted records (those with a perceptual_hash,
-   * as every record hashed by the library has beside its PDQ).
+   * query), read from their own column (store listPdqHashes).
    */
   private addPdq(seqs: number[], values: unknown[]): void {
     if (seqs.length === 0 || !this.thread.alive) return;
@@ -197,13 +196,13 @@ export class MatchingService {
     });
   }
 
-  /** Feeds the PDQ index every fingerprinted record after `from` up to `last`, LOAD_RANGE at a time. */
+  /** Feeds the PDQ index every record with a pdq_hash after `from` up to `last`, LOAD_RANGE at a time. */
   private async loadPdq(thread: IndexThread, from: number, last: number, stopIfEnded: () => void): Promise<void> {
     for (let after = from; after < last; ) {
-      const page = await this.deps.store.signatures.listFingerprinted(after, LOAD_RANGE);
+      const page = await this.deps.store.signatures.listPdqHashes(after, LOAD_RANGE);
       stopIfEnded();
       const inRange = page.filter((r) => r.seq <= last);
-      if (inRange.length > 0) await thread.pdqAdd(inRange.map((r) => r.seq), inRange.map((r) => r.record.pdq_hash ?? null));
+      if (inRange.length > 0) await thread.pdqAdd(inRange.map((r) => r.seq), inRange.map((r) => parseFingerprint(r.pdq_hash_json)));
       if (page.length < LOAD_RANGE || inRange.length < page.length) break;
       after = page[page.length - 1].seq;
     }

@@ -143,7 +143,13 @@ export interface SignaturesStore {
    * that can be read concurrently.
    */
   listPerceptualHashes(afterSeq: number, upToSeq: number): Promise<{ seq: number; signed_at: number; perceptual_hash_json: string | null }[]>;
-  /** Fingerprinted records after `afterSeq`, `limit` at most, in seq order: the PDQ index's load (it reads `pdq_hash`). */
+  /**
+   * Issue 28: the records with a pdq_hash after `afterSeq`, `limit` at most, in seq
+   * order: its JSON text (from its own column), the action hash and whether the record
+   * was revoked (the PDQ index's load and feed, `admin export-hashes`).
+   */
+  listPdqHashes(afterSeq: number, limit: number): Promise<{ seq: number; action_hash: string; pdq_hash_json: string; revoked: boolean }[]>;
+  /** Fingerprinted records after `afterSeq`, `limit` at most, in seq order. */
   listFingerprinted(afterSeq: number, limit: number): Promise<{ seq: number; record: SignatureRecord }[]>;
   /** The highest record seq stored so far (0 when there is none). */
   lastSeq(): Promise<number>;
@@ -243,7 +249,7 @@ export function createSignaturesStore(db: Db, feed: Feed): SignaturesStore {
   // batch inserts), in the batch's order, so their seqs follow it
   const columns = [
     ['action_hash', 'text'], ['file_hash', 'text'], ['signer', 'text'], ['signed_at', 'bigint'], ['intent', 'text'], ['supersedes', 'text'],
-    ['has_fingerprint', 'boolean'], ...(d.perceptualHash.written ? ([['perceptual_hash', 'text']] as const) : []), ['record', 'text'], ['signature', 'text'],
+    ['has_fingerprint', 'boolean'], ...(d.perceptualHash.written ? ([['perceptual_hash', 'text']] as const) : []), ['pdq_hash', 'text'], ['record', 'text'], ['signature', 'text'],
     ['user_id', 'text'], ['app_id', 'text'], ['source', 'text'], ['overage', 'boolean'],
   ] as const;
   const names = columns.map(([name]) => name).join(', ');
@@ -267,10 +273,11 @@ export function createSignaturesStore(db: Db, feed: Feed): SignaturesStore {
               const text = canonicalize(s.record);
               if (text === undefined) throw new TypeError('record is not JSON');
               const hash = s.record.perceptual_hash;
+              const pdq = s.record.pdq_hash === undefined || s.record.pdq_hash === null ? null : (canonicalize(s.record.pdq_hash) ?? null);
               return [
-                s.action_hash, s.record.file_hash, s.record.signer, s.record.signed_at, s.record.intent, s.record.supersedes, hash !== null,
+                s.action_hash, s.record.file_hash, s.record.signer, s.record.signed_at, s.record.intent, s.record.supersedes, hash !== null || pdq !== null,
                 ...(d.perceptualHash.written ? [hash === null ? null : (canonicalize(hash) ?? null)] : []),
-                text, s.signature, s.userId, s.appId, s.source, decision.overage[i] === true,
+                pdq, text, s.signature, s.userId, s.appId, s.source, decision.overage[i] === true,
               ];
             }),
           );
@@ -282,7 +289,9 @@ export function createSignaturesStore(db: Db, feed: Feed): SignaturesStore {
           // RETURNING keeps no order
           const seqOf = new Map(inserted.map((r) => [r.action_hash, r.seq]));
           const seqs = inserted.map((r) => r.seq).sort((a, b) => a - b);
-          const reduced = rows.flatMap((s) => (s.record.perceptual_hash === null ? [] : [[seqOf.get(s.action_hash)!, s.record.signed_at, reducedJson(s.record)]]));
+          // the reduced row of every record a match can find: by its perceptual hash or its PDQ (issue 28)
+          const matchable = (s: (typeof rows)[number]) => s.record.perceptual_hash !== null || (s.record.pdq_hash !== undefined && s.record.pdq_hash !== null);
+          const reduced = rows.flatMap((s) => (!matchable(s) ? [] : [[seqOf.get(s.action_hash)!, s.record.signed_at, reducedJson(s.record)]]));
           if (reduced.length > 0) {
             const r = d.batch([['seq', 'bigint'], ['signed_at', 'bigint'], ['reduced', 'text']], reduced);
             await tx.run(`INSERT INTO signature_reduced (seq, signed_at, reduced) SELECT seq, signed_at, reduced FROM ${r.from}`, r.params);
@@ -384,6 +393,16 @@ export function createSignaturesStore(db: Db, feed: Feed): SignaturesStore {
         [afterSeq, upToSeq],
       );
       return rows.map((r) => ({ seq: r.seq, signed_at: r.signed_at, perceptual_hash_json: r.ph }));
+    },
+
+    async listPdqHashes(afterSeq, limit) {
+      const rows = await db.all<{ seq: number; action_hash: string; pdq: string; revoked: number | null }>(
+        `SELECT s.seq, s.action_hash, s.pdq_hash AS pdq, r.revoked_at AS revoked FROM signatures s
+         LEFT JOIN revocations r ON r.action_hash = s.action_hash
+         WHERE s.pdq_hash IS NOT NULL AND s.seq > ? ORDER BY s.seq LIMIT ?`,
+        [afterSeq, limit],
+      );
+      return rows.map((r) => ({ seq: r.seq, action_hash: r.action_hash, pdq_hash_json: r.pdq, revoked: r.revoked !== null }));
     },
 
     async listFingerprinted(afterSeq, limit) {
