@@ -92,6 +92,8 @@ export const signature = z
     revoked_at: ms.nullable(),
     revocation_reason: z.string().nullable(),
     contactable: z.boolean(),
+    /** Issue 27, GET /verify only: the record's index in the transparency log, null until a checkpoint covers it (a second or two). */
+    log_index: z.number().int().min(0).nullable().optional(),
   })
   .describe('spec 2.1');
 

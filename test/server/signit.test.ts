@@ -101,7 +101,7 @@ function verifiesIndependently(sig: Record<string, unknown>, signature: string):
 
 const SIGNATURE_KEYS = [
   'action_hash', 'ai_generation', 'comment', 'contactable', 'content_rights', 'expires_at', 'file_hash', 'integrity_report',
-  'intent', 'perceptual_hash', 'revocation_reason', 'revoked', 'revoked_at', 'signed_at', 'signer', 'signer_did',
+  'intent', 'log_index', 'perceptual_hash', 'revocation_reason', 'revoked', 'revoked_at', 'signed_at', 'signer', 'signer_did',
   'signer_display_name', 'signer_profile_picture', 'signer_username', 'superseded_by', 'supersedes', 'tags',
 ];
 const OWN_KEYS = [
@@ -184,10 +184,12 @@ test('POST /sign then GET /verify: full shapes; profile fields only once granted
   assert.is(v.body.count, 1);
   const s = v.body.signatures[0];
   assert.equal(Object.keys(s).sort(), SIGNATURE_KEYS);
+  // issue 27: the record's index in the transparency log, null until a checkpoint covers it (test/tlog/server-log.test.ts)
+  assert.ok(s.log_index === null || Number.isInteger(s.log_index), String(s.log_index));
   assert.equal(
-    { ...s, signer_did: undefined },
+    { ...s, signer_did: undefined, log_index: undefined },
     {
-      file_hash: file, action_hash: r.body.action_hash, signer: u.agentKey, signer_did: undefined,
+      file_hash: file, action_hash: r.body.action_hash, signer: u.agentKey, signer_did: undefined, log_index: undefined,
       signer_display_name: null, signer_username: null, signer_profile_picture: null, signed_at: r.body.signed_at,
       intent: 'Approval', ai_generation: 'Assisted',
       content_rights: { license: 'CCBYNC', commercial_licensing: 'ContactForTerms', ai_training: 'NotAllowed', contact_preference: 'AllowContactRequests' },

@@ -13,11 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import {
-  decodeEntryBundle, decodeLogEntry, SIG_ED25519, startWitness, verifierOf, verifyCheckpoint, verifyProofBundle, type RunningWitness,
+  decodeEntryBundle, decodeLogEntry, parseProofBundle, SIG_ED25519, startWitness, verifierOf, verifyCheckpoint, verifyProofBundle, type RunningWitness,
 } from 'provenant';
 import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import { agentKeyPublicBytes } from './agent-key.js';
+import { Checkpointer } from '../../server/src/tlog/checkpointer.js';
 
 const S = '/api/v1/sign-it';
 const engine = testEngine(import.meta.url);
@@ -189,6 +190,63 @@ test('full tiles are immutable and served as such; the signer keeps up across 60
     assert.equal(Buffer.from(t1.bytes), Buffer.concat([mth(leaves.slice(0, 256)), mth(leaves.slice(256, 512))]));
     // served again (from memory) byte for byte
     assert.equal(Buffer.from((await getText(srv, '/log/tile/0/000')).bytes), Buffer.from(t0.bytes));
+  } finally {
+    await srv.close();
+  }
+});
+
+test('GET /verify: each signature\'s log_index, null until a checkpoint covers it, then the proof bundle\'s index (never a cached null)', async () => {
+  const srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' }, { engine });
+  try {
+    const u = await cellUser(srv);
+    const verifyIndexes = async (fileHash: string): Promise<(number | null)[]> => {
+      const r = await apiRequest(srv.url, 'GET', `${S}/verify?hash=${fileHash}`);
+      assert.is(r.status, 200, r.text);
+      return (r.body.signatures as { log_index: number | null }[]).map((x) => x.log_index);
+    };
+    const proofIndex = async (actionHash: string): Promise<number> => {
+      const p = await getText(srv, `${S}/proof?action_hash=${actionHash}`);
+      assert.is(p.status, 200, p.text);
+      return parseProofBundle(p.text).index;
+    };
+
+    // the background signer (one round a second): null or the index at once, the index soon
+    const fileHash = hex();
+    const signed = await apiRequest(srv.url, 'POST', `${S}/sign`, { token: u.token, body: { file_hash: fileHash } });
+    assert.is(signed.status, 200, signed.text);
+    const first = await verifyIndexes(fileHash);
+    assert.is(first.length, 1);
+    assert.ok(first[0] === null || Number.isInteger(first[0]), String(first[0]));
+    let index: number | null = first[0]!;
+    for (let i = 0; index === null && i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      [index] = await verifyIndexes(fileHash);
+    }
+    assert.ok(index !== null, 'log_index appears once the entry is in a checkpoint');
+    assert.is(index, await proofIndex(signed.body.action_hash));
+    assert.equal(await verifyIndexes(fileHash), [index], 'the same from the cache');
+
+    // without the background signer: a pending answer read with the cache caught up is
+    // served, not kept; after the next checkpoint the answer has the index
+    await srv.deps.transparencyLog.checkpointer.close();
+    const other = hex();
+    const actions: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = await apiRequest(srv.url, 'POST', `${S}/sign`, { token: u.token, body: { file_hash: other, comment: `v${i}` } });
+      assert.is(r.status, 200, r.text);
+      actions.push(r.body.action_hash);
+    }
+    await srv.deps.verifyCache.caughtUp();
+    assert.equal(await verifyIndexes(other), [null, null]);
+    assert.equal(await verifyIndexes(other), [null, null]);
+    const node = new Checkpointer({ store: srv.deps.transparencyLog.store, identity: srv.deps.transparencyLog.identity, witnesses: [], log: srv.deps.log });
+    await node.tick();
+    await node.close();
+    const byAction = new Map<string, number>();
+    const r = await apiRequest(srv.url, 'GET', `${S}/verify?hash=${other}`);
+    for (const s of r.body.signatures as { action_hash: string; log_index: number }[]) byAction.set(s.action_hash, s.log_index);
+    for (const a of actions) assert.is(byAction.get(a), await proofIndex(a));
+    assert.is(new Set(byAction.values()).size, 2);
   } finally {
     await srv.close();
   }

@@ -18,6 +18,16 @@ import type { Change, ChangeFeed } from '../store/index.js';
 export const VERIFY_CACHE_TTL_SECONDS = 60;
 export const VERIFY_CACHE_MAX_KEYS = 20_000;
 
+/** An answer served but not cached (see VerifyCache.get). */
+export interface Provisional {
+  body: Buffer;
+  provisional: true;
+}
+
+function bodyOf(loaded: Buffer | Provisional): Buffer {
+  return Buffer.isBuffer(loaded) ? loaded : loaded.body;
+}
+
 export class VerifyCache {
   private readonly cache: NodeCache;
   private generation = 0;
@@ -43,15 +53,20 @@ export class VerifyCache {
     await this.follower.start();
   }
 
-  /** The cached body for `fileHash`, or the one `load` makes (cached unless a write raced it). */
-  async get(fileHash: string, load: () => Promise<Buffer>): Promise<Buffer> {
+  /**
+   * The cached body for `fileHash`, or the one `load` makes (cached unless a write raced
+   * it, or `load` said it is provisional: `{ body, provisional: true }`, an answer that
+   * changes without a write to tell the feed, e.g. a `log_index` still null).
+   */
+  async get(fileHash: string, load: () => Promise<Buffer | Provisional>): Promise<Buffer> {
     // a write was committed that the feed has not told us about yet: any answer may be old
-    if (this.follower.behind) return load();
+    if (this.follower.behind) return bodyOf(await load());
     const hit = this.cache.get<Buffer>(fileHash);
     if (hit !== undefined) return hit;
     const before = this.generation;
-    const body = await load();
-    if (this.generation === before && !this.follower.behind) {
+    const loaded = await load();
+    const body = bodyOf(loaded);
+    if (this.generation === before && !this.follower.behind && body === loaded) {
       try {
         this.cache.set(fileHash, body);
       } catch {

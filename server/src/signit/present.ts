@@ -4,6 +4,7 @@ import { didFromAgentKey, recordValueProblem, type FreeFormField } from 'provena
 import type { BatchOutcome } from '../domain/signing.js';
 import { supersededByMap } from '../domain/superseded-by.js';
 import type { NewSignature, StoredSignature } from '../store/index.js';
+import type { Provisional } from './cache.js';
 
 /**
  * A stored free-form field as answered: null when it is beyond the limits a record is
@@ -63,10 +64,27 @@ export function publicSignatures(list: readonly StoredSignature[]) {
   return list.map((s) => publicSignature(s, map.get(s.action_hash) ?? null));
 }
 
-/** Spec 4.1: the JSON body of `{signatures, count}` for a file's records, as UTF-8 bytes (what the verify cache keeps). */
-export function verifyAnswer(list: readonly StoredSignature[]): Buffer {
-  const signatures = publicSignatures(list);
-  return Buffer.from(JSON.stringify({ signatures, count: signatures.length }), 'utf8');
+/**
+ * Spec 4.1: the JSON body of `{signatures, count}` for a file's records, as UTF-8 bytes
+ * (what the verify cache keeps). With `log` (issue 27) each signature carries
+ * `log_index`: its record's entry in the transparency log once a checkpoint covers it,
+ * else null, and then the answer is provisional (served, not cached: the index appears
+ * within a second without a write the cache would hear of).
+ */
+export function verifyAnswer(
+  list: readonly StoredSignature[],
+  log?: { indexes: ReadonlyMap<string, number>; checkpointSize: number },
+): Buffer | Provisional {
+  let pending = false;
+  const signatures = publicSignatures(list).map((s) => {
+    if (log === undefined) return s;
+    const index = log.indexes.get(s.action_hash);
+    const logIndex = index !== undefined && index < log.checkpointSize ? index : null;
+    if (logIndex === null) pending = true;
+    return { ...s, log_index: logIndex };
+  });
+  const body = Buffer.from(JSON.stringify({ signatures, count: signatures.length }), 'utf8');
+  return pending ? { body, provisional: true } : body;
 }
 
 /** Spec 2.4: record fields plus signature, revocation (as `revoked_reason`) and thumbnail. */

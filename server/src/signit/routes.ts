@@ -46,7 +46,14 @@ export function signItRoutes(deps: ServerDeps): Router {
   // Spec 4.1: public, 30/min per IP, read through the verify cache.
   router.get('/verify', rateLimit(deps, rateLimitOf('sign-it:verify')), async (ctx) => {
     const hash = parseHashQuery(ctx.query.hash);
-    const body = await deps.verifyCache.get(hash, async () => verifyAnswer(await deps.store.signatures.findByFileHash(hash)));
+    const body = await deps.verifyCache.get(hash, async () => {
+      const list = await deps.store.signatures.findByFileHash(hash);
+      if (list.length === 0) return verifyAnswer(list);
+      // issue 27: each record's index in the log, null until a checkpoint covers it
+      const log = deps.transparencyLog.store;
+      const [indexes, checkpoint] = await Promise.all([log.recordIndexes(list.map((s) => s.action_hash)), log.latestCheckpoint()]);
+      return verifyAnswer(list, { indexes, checkpointSize: checkpoint?.size ?? 0 });
+    });
     ctx.type = 'application/json';
     ctx.body = body;
   });
