@@ -13,9 +13,9 @@ import {
   type HashReader, type NoteSignature, type TileCoord, type TileReader,
 } from 'provenant';
 import type { Logger } from '../log.js';
-import type { PartHealth } from '../deps.js';
+import type { PartHealth } from '../parts.js';
 import type { LogIdentity } from './log-key.js';
-import type { StoredCheckpoint, TransparencyLogStore } from './types.js';
+import type { StoredCheckpoint, TransparencyLogStore } from '../store/index.js';
 import { WitnessClient } from './witnesses.js';
 import type { LogWitnessConfig } from '../config.js';
 
