@@ -19,9 +19,6 @@ import type { AuthState } from './types.js';
 import type { Parts } from './parts.js';
 import type { Secrets } from './secrets.js';
 
-// Part and PartHealth live in parts.ts (a leaf); named here too for modules that import them from the parts list
-export type { Part, PartHealth } from './parts.js';
-
 /** Returns the caller a bearer token stands for, or null when the token is not of its kind or invalid (ServerDeps.tokenVerifiers). */
 export type TokenVerifier = (deps: ServerDeps, token: string) => Promise<AuthState | null>;
 
