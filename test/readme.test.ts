@@ -57,7 +57,9 @@ test('the walkthrough: account, vault, sign, verify a resized copy, amend, revok
   try {
     const [shell] = walkthroughBlocks('sh');
     const script = shell.replaceAll('http://localhost:8080', url).replaceAll('/tmp/', `${dir}/`);
-    const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, env: cleanEnv({}), encoding: 'utf8', timeout: 180_000 });
+    // a fresh user's config folder: `provenant verify` remembers each log's checkpoints there, and
+    // another run's server (a new log key under the same origin) would be a fork
+    const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, env: cleanEnv({ XDG_CONFIG_HOME: join(dir, 'config') }), encoding: 'utf8', timeout: 180_000 });
     assert.is(run.status, 0, `the walkthrough failed: ${run.stderr}`);
     const agentKey = /agent key +(uhCAk\S+)/.exec(run.stdout)?.[1];
     assert.ok(agentKey, `vault init printed the agent key: ${run.stdout}`);
