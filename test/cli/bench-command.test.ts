@@ -5,11 +5,12 @@
 // file names with control characters shown escaped, --limit, --compare, usage errors.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compiledFile } from '../../src/lib/wasm.js';
+import { withoutFileOverride } from '../helpers/unprivileged.js';
 import type { BenchResult } from '../../src/cli/bench/run.js';
 
 const test = suite('cli/bench-command');
@@ -19,8 +20,6 @@ const AUDIO = new URL('../fixtures/audio/', import.meta.url).pathname;
 const HOSTILE = 'cut\x1b[2J\x07.jpg';
 let dir: string;
 let corpus: string;
-// root reads any file: the unreadable one is then only unreadable to another user
-const asOther: SpawnSyncOptions = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
 
 test.before(() => {
   dir = mkdtempSync(join(tmpdir(), 'provenant-bench-cmd-'));
@@ -44,11 +43,14 @@ test.after(() => {
 });
 
 interface Run { status: number | null; stdout: string; stderr: string }
-function bench(args: string[], options: SpawnSyncOptions = {}): Run {
+/** Runs the installed CLI; `unprivileged`: without root's file-permission override, so the unreadable file is unreadable (test/helpers/unprivileged.ts). */
+function bench(args: string[], unprivileged = false): Run {
+  const { options, via } = unprivileged ? withoutFileOverride() : { options: {}, via: [] as string[] };
+  const [cmd, ...prefix] = [...via, process.execPath];
   // no fpcalc anywhere on this PATH: the peer is missing whatever the machine has
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: join(dir, 'no-bin'), PROVENANT_LOG_LEVEL: 'silent' };
   delete env.FPCALC;
-  const r = spawnSync(process.execPath, [MAIN, 'bench', ...args], { cwd: dir, env, encoding: 'utf8', timeout: 300_000, maxBuffer: 64 << 20, ...options });
+  const r = spawnSync(cmd, [...prefix, MAIN, 'bench', ...args], { cwd: dir, env, encoding: 'utf8', timeout: 300_000, maxBuffer: 64 << 20, ...options });
   return { status: r.status, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 const show = (r: Run) => `exit ${r.status}\nstderr: ${r.stderr}`;
@@ -57,7 +59,7 @@ const FAST = ['--index-size', '2000', '--min-time', '0', '--workers', '1'];
 let first: BenchResult;
 
 test('--json: originals by content, duplicates once, the unreadable and undecodable listed and skipped, fpcalc missing', () => {
-  const r = bench([corpus, '--json', ...FAST], asOther);
+  const r = bench([corpus, '--json', ...FAST], true);
   assert.is(r.status, 0, show(r));
   first = JSON.parse(r.stdout) as BenchResult;
   const c = first.conditions;
@@ -108,7 +110,7 @@ test('the tables: control characters in file names made visible; the missing pee
   const oldFile = join(dir, 'old.json');
   writeFileSync(oldFile, JSON.stringify(old));
   chmodSync(oldFile, 0o644);
-  const r = bench([corpus, '--compare', oldFile, ...FAST], asOther);
+  const r = bench([corpus, '--compare', oldFile, ...FAST], true);
   assert.is(r.status, 0, show(r));
   assert.not.ok(r.stdout.includes('\x1b') || r.stdout.includes('\x07'), 'no raw control character reaches the terminal');
   assert.ok(r.stdout.includes('cut\\x1b[2J\\x07.jpg'), r.stdout);
