@@ -23,6 +23,7 @@
 // when the first position at which its bands equal the query's lands in this bucket,
 // so each candidate is seen once without a "seen" set.
 import { alignedSimilarity } from '../hamming';
+import { ld, st, mix32, idHome, idNext, idPlace, idTableAlloc } from './shared';
 
 const PAGE_SHIFT: u32 = 12;
 const PAGE_SLOTS: u32 = 1 << PAGE_SHIFT;
@@ -62,22 +63,6 @@ let resultsCap: usize = 0;
 let heapBuf: usize = 0;
 let heapCap: usize = 0;
 let heapSize: i32 = 0;
-
-@inline function ld(p: usize, off: usize): u32 {
-  return load<u32>(p + off);
-}
-@inline function st(p: usize, off: usize, v: u32): void {
-  store<u32>(p + off, v);
-}
-
-@inline function mix32(x: u32): u32 {
-  x ^= x >>> 16;
-  x *= 0x7feb352d;
-  x ^= x >>> 15;
-  x *= 0x846ca68b;
-  x ^= x >>> 16;
-  return x;
-}
 
 // ---- pages and slot fields ----
 
@@ -294,15 +279,6 @@ function bucketRemove(t: usize, b: u32, slot: u32): void {
   return load<u32>(idPtr(tableOf(ix, r >>> 30), r & 0x3fffffff));
 }
 
-/** Home position of `id` in a table of `cap` entries. */
-@inline function idHome(id: u32, cap: u32): u32 {
-  return <u32>((<u64>mix32(id) * <u64>cap) >>> 32);
-}
-
-@inline function idNext(i: u32, cap: u32): u32 {
-  return i + 1 == cap ? 0 : i + 1;
-}
-
 function idFind(ix: usize, id: u32): i32 {
   const tab = <usize>ld(ix, X_IDTAB);
   const cap = ld(ix, X_IDCAP);
@@ -316,17 +292,10 @@ function idFind(ix: usize, id: u32): i32 {
   return -1;
 }
 
-function idPlace(tab: usize, cap: u32, id: u32, ref: u32): void {
-  let i = idHome(id, cap);
-  while (load<u32>(tab + (<usize>i << 2)) != 0) i = idNext(i, cap);
-  store<u32>(tab + (<usize>i << 2), ref);
-}
-
 function idResize(ix: usize, cap: u32): void {
   const old = <usize>ld(ix, X_IDTAB);
   const oldCap = ld(ix, X_IDCAP);
-  const tab = heap.alloc(<usize>cap << 2);
-  memory.fill(tab, 0, <usize>cap << 2);
+  const tab = idTableAlloc(cap);
   for (let i: u32 = 0; i < oldCap; i++) {
     const e = load<u32>(old + (<usize>i << 2));
     if (e != 0) idPlace(tab, cap, idOfRef(ix, e), e);
@@ -374,8 +343,7 @@ export function miCreate(): usize {
   const ix = heap.alloc(X_SIZE);
   memory.fill(ix, 0, X_SIZE);
   const cap: u32 = 1024;
-  const tab = heap.alloc(<usize>cap << 2);
-  memory.fill(tab, 0, <usize>cap << 2);
+  const tab = idTableAlloc(cap);
   st(ix, X_IDTAB, <u32>tab);
   st(ix, X_IDCAP, cap);
   return ix;

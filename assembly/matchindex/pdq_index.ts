@@ -25,6 +25,7 @@
 //   waste, and when blocks plus waste exceed a quarter of the region the index packs
 //   itself again. A bulk add counts the new postings per bucket first and writes the
 //   packed region once, so a bulk-loaded index holds no slack.
+import { ld, st, idHome, idNext, idPlace, idTableAlloc } from './shared';
 
 const CHUNKS: u32 = 16;
 const VALUES: u32 = 65536;
@@ -57,22 +58,6 @@ const X_SIZE: usize = 56;
 // Query results: (id, distance, query index) triples; grow-only.
 let results: usize = 0;
 let resultsCap: u32 = 0;
-
-@inline function ld(p: usize, off: usize): u32 {
-  return load<u32>(p + off);
-}
-@inline function st(p: usize, off: usize, v: u32): void {
-  store<u32>(p + off, v);
-}
-
-@inline function mix32(x: u32): u32 {
-  x ^= x >>> 16;
-  x *= 0x7feb352d;
-  x ^= x >>> 15;
-  x *= 0x846ca68b;
-  x ^= x >>> 16;
-  return x;
-}
 
 // ---- slots ----
 
@@ -127,13 +112,6 @@ function freeSlot(ix: usize, slot: u32): void {
 
 // ---- id table ----
 
-@inline function idHome(id: u32, cap: u32): u32 {
-  return <u32>((<u64>mix32(id) * <u64>cap) >>> 32);
-}
-@inline function idNext(i: u32, cap: u32): u32 {
-  return i + 1 == cap ? 0 : i + 1;
-}
-
 function idFind(ix: usize, id: u32): i32 {
   const tab = <usize>ld(ix, X_IDTAB);
   const cap = ld(ix, X_IDCAP);
@@ -147,17 +125,10 @@ function idFind(ix: usize, id: u32): i32 {
   return -1;
 }
 
-function idPlace(tab: usize, cap: u32, id: u32, ref: u32): void {
-  let i = idHome(id, cap);
-  while (load<u32>(tab + (<usize>i << 2)) != 0) i = idNext(i, cap);
-  store<u32>(tab + (<usize>i << 2), ref);
-}
-
 function idResize(ix: usize, cap: u32): void {
   const old = <usize>ld(ix, X_IDTAB);
   const oldCap = ld(ix, X_IDCAP);
-  const tab = heap.alloc(<usize>cap << 2);
-  memory.fill(tab, 0, <usize>cap << 2);
+  const tab = idTableAlloc(cap);
   for (let i: u32 = 0; i < oldCap; i++) {
     const e = load<u32>(old + (<usize>i << 2));
     if (e != 0) idPlace(tab, cap, idOf(ix, e - 1), e);
@@ -364,8 +335,7 @@ export function pdqCreate(): usize {
   const ix = heap.alloc(X_SIZE);
   memory.fill(ix, 0, X_SIZE);
   const cap: u32 = 1024;
-  const tab = heap.alloc(<usize>cap << 2);
-  memory.fill(tab, 0, <usize>cap << 2);
+  const tab = idTableAlloc(cap);
   st(ix, X_IDTAB, <u32>tab);
   st(ix, X_IDCAP, cap);
   return ix;
