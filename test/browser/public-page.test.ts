@@ -1,7 +1,8 @@
 // The verification page (GET /) and the badge widget in real Chromium, against a real
 // server: a signed photo dropped on the page shows its signer (exact match, hashed in
 // the browser), a resized copy shows the perceptual match (fingerprinted in the
-// browser), the contact form answers, no Content-Security-Policy violation; badge.js on
+// browser), each match proven in the transparency log in the browser (and a tampered entry
+// refused), the contact form answers, no Content-Security-Policy violation; badge.js on
 // another origin renders the badge; a hostile signer name gives a well-formed SVG.
 // Screenshots (desktop and phone) go to test-artifacts/ (git-ignored).
 import { test } from 'uvu';
@@ -13,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import sharp from 'sharp';
-import { fingerprintFile } from 'provenant';
+import { fingerprintFile, parseProofBundle } from 'provenant';
 import { packageRoot } from '../../src/lib/wasm.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { newSigner, S, sign } from '../public/support.js';
@@ -49,7 +50,7 @@ async function inChromium(): Promise<void> {
     mkdirSync(ARTIFACTS, { recursive: true });
     const signer = await newSigner(srv, { displayName: 'Fruit Photographer', publicFields: ['display_name'] });
     const fp = await fingerprintFile(PHOTO);
-    await sign(srv, signer, {
+    const photoAction = await sign(srv, signer, {
       file_hash: hashOfPhoto, perceptual_hash: fp, intent: 'Authorship', ai_generation: 'none',
       content_rights: { license: 'cc-by', ai_training: 'not_allowed', contact_preference: 'allow_contact_requests' },
     });
@@ -68,6 +69,20 @@ async function inChromium(): Promise<void> {
     for (const part of ['license: CCBY', 'ai training: NotAllowed', 'contact preference: AllowContactRequests']) assert.ok(rights.includes(part), `${part} in ${rights}`);
     assert.is(await exact.locator('.ai').first().textContent(), 'None');
     assert.match((await page.locator('#fingerprint').textContent())!, /^ImagePHash [0-9a-f]{16}$/);
+
+    // the record proven in the transparency log in the browser (issue 27): the index is the
+    // proof bundle's, the checkpoint signed by the served log key's origin
+    const logCell = exact.locator('.log').first();
+    await exact.locator('.log[data-state="verified"]').first().waitFor({ timeout: 20_000 });
+    const line = (await logCell.textContent())!;
+    const proof = await fetch(`${srv.url}${S}/proof?action_hash=${photoAction}`);
+    assert.is(proof.status, 200);
+    const proofIndex = parseProofBundle(await proof.text()).index;
+    const shown = /^In the log at index (\d+), checkpoint (\d+) signed by (\S+)$/.exec(line);
+    assert.ok(shown, line);
+    assert.is(Number(shown![1]), proofIndex);
+    assert.ok(Number(shown![2]) > proofIndex, line);
+    assert.is(shown![3], srv.deps.transparencyLog.identity.origin);
 
     // the contact form answers with the relay's one message
     await exact.locator('.contact summary').first().click();
@@ -116,6 +131,22 @@ async function inChromium(): Promise<void> {
     }
     assert.equal(problems, [], 'no page errors or CSP violations');
     await page.close();
+
+    // an entry bundle changed on the way (a digit of the record's signed_at, which only the
+    // Merkle proof covers): the page refuses the proof
+    const tampered = await browser.newPage();
+    await tampered.route('**/log/tile/entries/**', async (route) => {
+      const res = await route.fetch();
+      const body = Buffer.from(await res.body());
+      const at = body.indexOf(Buffer.from('"signed_at":', body.indexOf(Buffer.from(hashOfPhoto)))) + '"signed_at":'.length;
+      assert.ok(at > 20 && body[at]! >= 0x30 && body[at]! <= 0x39, 'the photo\'s entry is in the bundle');
+      body[at] = body[at] === 0x31 ? 0x32 : 0x31;
+      await route.fulfill({ response: res, body });
+    });
+    await tampered.goto(`${srv.url}/?hash=${hashOfPhoto}`);
+    await tampered.locator('.log[data-state="refused"]').first().waitFor({ timeout: 20_000 });
+    assert.match((await tampered.locator('.log').first().textContent())!, /^The log's proof did not verify/);
+    await tampered.close();
 
     // badge.js on another origin
     await new Promise<void>((resolve) => embedder.listen(0, '127.0.0.1', () => resolve()));

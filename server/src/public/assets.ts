@@ -33,6 +33,8 @@ export const ASSETS: ReadonlyMap<string, { file: string; type: string }> = new M
   ['/assets/page.css', { file: join(PAGE_DIR, 'page.css'), type: 'text/css; charset=utf-8' }],
   ['/assets/page.js', { file: join(PAGE_DIR, 'page.js'), type: JS }],
   ['/badge.js', { file: join(PAGE_DIR, 'badge.js'), type: JS }],
+  // the whole browser entry as one module (scripts/bundle-browser.mjs): hashing, matching and the log's verifiers
+  ['/assets/provenant/browser.js', { file: join(LIBRARY_ROOT, 'dist', 'src', 'browser.bundle.js'), type: JS }],
   ...LIBRARY_MODULES.map((m) => [`/assets/provenant/lib/${m}.js`, { file: join(LIBRARY_ROOT, 'dist', 'src', 'lib', `${m}.js`), type: JS }] as const),
   ...(['simd', 'scalar'] as const).map((f) => [`/assets/provenant/core.${f}.wasm`, { file: join(LIBRARY_ROOT, 'build', `core.${f}.wasm`), type: 'application/wasm' }] as const),
 ]);

@@ -3,10 +3,17 @@
 // decoded), asks the server for exact and perceptual matches, and shows them. Audio and
 // video are fingerprinted by the server, and only sent after the visitor agrees. Every
 // value from the server is put on the page as text (textContent, attributes), never as HTML.
-import { initWasm } from '/assets/provenant/lib/wasm-browser.js';
-import { simdSupported } from '/assets/provenant/lib/wasm-core.js';
-import { createSha256 } from '/assets/provenant/lib/sha256.js';
-import { imagePHashFromPixels } from '/assets/provenant/lib/dhash.js';
+//
+// Each match's record is proven in the server's transparency log here too (issue 27,
+// docs/transparency-log.md), as `provenant verify` does: its proof bundle checked with
+// the log's key, against the record's own entry from the entry bundle of its tile, and
+// the served checkpoint proven to extend the bundle's (same root, or a consistency proof
+// from the served tiles). The line says what was checked, or why not.
+import {
+  initWasm, simdSupported, createSha256, imagePHashFromPixels,
+  verifyProofBundle, verifyCheckpoint, verifyConsistency, proveConsistency, tileHashReader, tilePath, entriesPath,
+  decodeEntryBundle, tileWidthAt, parseNote,
+} from '/assets/provenant/browser.js';
 
 const API = '/api/v1/sign-it';
 /** At most this many perceptually matching files are looked up in full. */
@@ -109,6 +116,60 @@ function integrityText(report) {
   return `${checks}: ${issues.map((i) => `${i.severity} ${i.check}: ${i.description}`).join('; ')}`;
 }
 
+const TILE_WIDTH = 256;
+/** Times a record not yet in a checkpoint is looked up again, a second apart (a checkpoint comes each second). */
+const LOG_RETRIES = 5;
+
+async function logBytes(path) {
+  const res = await fetch(path);
+  if (!res.ok) throw new Error(`${path}: ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+const logText = async (path) => new TextDecoder().decode(await logBytes(path));
+let logKey = null;
+
+/** The record's proof of inclusion, verified here; the line to show. */
+async function logLine(signature) {
+  logKey ??= logText('/log/key').then((k) => k.trim());
+  const vkey = await logKey;
+  // /verify's log_index is null until a checkpoint covers the record: asked again meanwhile
+  let known = signature.log_index;
+  for (let attempt = 0; known === null && attempt < LOG_RETRIES; attempt++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    known = (await verify(signature.file_hash)).signatures.find((s) => s.action_hash === signature.action_hash)?.log_index ?? null;
+  }
+  if (known === null) return 'Not in a checkpoint of the transparency log yet.';
+  const res = await fetch(`${API}/proof?action_hash=${encodeURIComponent(signature.action_hash)}`);
+  if (!res.ok) throw new Error(`the proof: ${res.status}`);
+  const bundle = await res.text();
+  const index = Number(/^c2sp\.org\/tlog-proof@v1\n(?:extra [^\n]*\n)?index (\d+)\n/.exec(bundle)?.[1] ?? NaN);
+  if (!Number.isSafeInteger(index)) throw new Error('the proof bundle has no index');
+  if (known !== undefined && known !== index) throw new Error(`the proof is of index ${index}, the answer said ${known}`);
+  // the served checkpoint, fetched after the proof: the same tree or a larger one
+  const servedNote = await logText('/log/checkpoint');
+  const served = verifyCheckpoint(servedNote, { logKeys: [vkey] }).checkpoint;
+  const tile = Math.floor(index / TILE_WIDTH);
+  const width = Math.min(TILE_WIDTH, Math.max(tileWidthAt(served.size, 0, tile), (index % TILE_WIDTH) + 1));
+  const entryBytes = decodeEntryBundle(await logBytes(`/log/${entriesPath(tile, width)}`))[index % TILE_WIDTH];
+  if (entryBytes === undefined) throw new Error(`no entry ${index}`);
+  const proven = verifyProofBundle(bundle, { entry: entryBytes }, { logKeys: [vkey] });
+  const entry = JSON.parse(new TextDecoder().decode(entryBytes));
+  if (entry.kind !== 'record' || entry.action_hash !== signature.action_hash || (entry.record && entry.record.file_hash !== signature.file_hash)) {
+    throw new Error(`the log's entry ${index} is not this record`);
+  }
+  const tree = proven.checkpoint.checkpoint;
+  if (tree.size > served.size) throw new Error('the proof is against a checkpoint newer than the served one');
+  if (tree.size < served.size) {
+    const reader = tileHashReader(served.size, { readTiles: (coords) => Promise.all(coords.map((c) => logBytes(`/log/${tilePath(c)}`))) });
+    verifyConsistency(tree.size, served.size, await proveConsistency(tree.size, served.size, reader), tree.rootHash, served.rootHash);
+  } else if (tree.rootHash.some((b, i) => b !== served.rootHash[i])) {
+    throw new Error(`two different trees of size ${tree.size}`);
+  }
+  const others = parseNote(servedNote).signatures.length - 1;
+  return `In the log at index ${index}, checkpoint ${tree.size} signed by ${proven.checkpoint.logSignature.name}` +
+    (others > 0 ? `, with ${others} cosignature${others === 1 ? '' : 's'} (witnesses not checked here)` : '');
+}
+
 function card(signature, similarity) {
   const node = $('signature-template').content.firstElementChild.cloneNode(true);
   const q = (sel) => node.querySelector(sel);
@@ -138,6 +199,12 @@ function card(signature, similarity) {
   q('.history').textContent = history.length ? history.join('; ') : 'Original, not amended';
   q('.integrity').textContent = integrityText(signature.integrity_report);
   q('.file-hash').textContent = signature.file_hash;
+  const log = q('.log');
+  log.textContent = 'Checking the transparency log…';
+  logLine(signature).then(
+    (line) => { log.textContent = line; log.dataset.state = line.startsWith('In the log') ? 'verified' : 'absent'; },
+    (err) => { log.textContent = `The log's proof did not verify: ${err.message}`; log.dataset.state = 'refused'; log.classList.add('error'); },
+  );
   if (signature.comment) {
     q('.comment').textContent = signature.comment;
     q('.comment').hidden = false;
