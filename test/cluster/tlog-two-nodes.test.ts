@@ -8,20 +8,17 @@
 // node:crypto from the entries, is the checkpoint's.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { verifyCheckpoint } from '../../src/index.js';
-import { serverNode, type NodeProcess } from '../helpers/cluster.js';
+import { clusterCellUser, serverNode, type NodeProcess } from '../helpers/cluster.js';
 import { runWithPostgres, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 const test = suite('transparency log, two nodes');
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const S = '/api/v1/sign-it';
 
 let postgres: TestPostgres;
@@ -65,27 +62,7 @@ function call(node: NodeProcess, method: string, path: string, opts: { token?: s
   });
 }
 
-async function admin(args: string[], stdin?: string): Promise<any> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'admin', ...args], {
-    cwd: root,
-    env: { ...process.env, ...env, PROVENANT_DATA_DIR: mkdtempSync(join(tmpdir(), 'provenant-admin-')) },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  child.stdin.end(stdin ?? '');
-  const code = await new Promise<number | null>((r) => child.on('close', r));
-  if (code !== 0) throw new Error(`admin ${args.join(' ')} exited ${code}: ${err}`);
-  return JSON.parse(out);
-}
-
-async function cellUser(): Promise<string> {
-  const email = `user-${hex(4)}@example.com`;
-  await admin(['create-user', '--email', email, '--password-stdin', '--tier', 'premium_plus', '--server-cell'], 'correct horse battery staple\n');
-  return (await admin(['session-token', '--email', email])).token;
-}
+const cellUser = () => clusterCellUser(env, 'premium_plus');
 
 test.before(async () => {
   postgres = await startPostgres();

@@ -9,7 +9,6 @@
 // catches up. Users are made with the admin CLI against the same database.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import sharp from 'sharp';
 import { fingerprintFile } from '../../src/index.js';
-import { serverNode, type NodeProcess } from '../helpers/cluster.js';
+import { clusterCellUser, serverNode, type NodeProcess } from '../helpers/cluster.js';
 import { runWithRedis, startRedis, type TestRedis } from '../helpers/redis.js';
 import { runWithPostgres, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -79,29 +78,8 @@ function call(node: NodeProcess, method: string, path: string, opts: { token?: s
   });
 }
 
-/** `provenant admin ...` against the cluster's database and secrets; its JSON answer. */
-async function admin(args: string[], stdin?: string): Promise<any> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'admin', ...args], {
-    cwd: root,
-    env: { ...process.env, ...env, PROVENANT_DATA_DIR: mkdtempSync(join(tmpdir(), 'provenant-admin-')) },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  child.stdin.end(stdin ?? '');
-  const code = await new Promise<number | null>((r) => child.on('close', r));
-  if (code !== 0) throw new Error(`admin ${args.join(' ')} exited ${code}: ${err}`);
-  return JSON.parse(out);
-}
-
 /** A user with a server-hosted cell on `tier`, and a session token. */
-async function cellUser(tier: 'premium' | 'premium_plus'): Promise<string> {
-  const email = `user-${hex(4)}@example.com`;
-  await admin(['create-user', '--email', email, '--password-stdin', '--tier', tier, '--server-cell'], 'correct horse battery staple\n');
-  return (await admin(['session-token', '--email', email])).token;
-}
+const cellUser = (tier: 'premium' | 'premium_plus') => clusterCellUser(env, tier);
 
 /**
  * Polls `probe` from `since` until it says found or PROPAGATION_MS have passed; a probe

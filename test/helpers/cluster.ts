@@ -4,6 +4,7 @@
 // database, Redis and secrets directory given in `env`. start() resolves once
 // /healthz answers 200.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,4 +88,28 @@ export async function serverNode(name: string, env: Record<string, string>): Pro
     },
     output: () => log,
   };
+}
+
+/** `provenant admin ...` against the cluster's database and secrets (`env`); its JSON answer. */
+export async function clusterAdmin(env: Record<string, string>, args: string[], stdin?: string): Promise<any> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'admin', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env, PROVENANT_DATA_DIR: mkdtempSync(join(tmpdir(), 'provenant-admin-')) },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  child.stdin.end(stdin ?? '');
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  if (code !== 0) throw new Error(`admin ${args.join(' ')} exited ${code}: ${err}`);
+  return JSON.parse(out);
+}
+
+/** A user with a server-hosted cell on `tier`, made with the admin CLI; its session token. */
+export async function clusterCellUser(env: Record<string, string>, tier: 'premium' | 'premium_plus'): Promise<string> {
+  const email = `user-${randomBytes(4).toString('hex')}@example.com`;
+  await clusterAdmin(env, ['create-user', '--email', email, '--password-stdin', '--tier', tier, '--server-cell'], 'correct horse battery staple\n');
+  return (await clusterAdmin(env, ['session-token', '--email', email])).token;
 }
