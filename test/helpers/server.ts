@@ -2,6 +2,7 @@
 // composeServer): fresh temp data directory, real SQLite file (or, with engine
 // 'postgres', a fresh database on the test process's throwaway PostgreSQL), port 0 on
 // 127.0.0.1, rate limits on unless overridden, logging silent.
+import { createPublicKey, generateKeyPairSync, sign as edSign, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,9 @@ import pg from 'pg';
 import { Db } from '../../server/src/store/sqlite/db.js';
 import type { ComposeOptions } from '../../server/src/root.js';
 import { startServer } from '../../server/src/serve.js';
+import { createServerCell } from '../../server/src/domain/cells.js';
+import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
+import * as assert from 'uvu/assert';
 import { sharedPostgres } from './postgres.js';
 import { contractError, watchContract } from './contract.js';
 
@@ -172,4 +176,32 @@ export async function apiRequest(baseUrl: string, method: string, path: string, 
     // not JSON: left null, the caller sees `text`
   }
   return { status: res.status, headers: res.headers, text, body };
+}
+
+/** A registered user of `srv` with a server-hosted cell on `tier`: its session token, id and the cell's agent key. */
+export async function serverCellUser(srv: TestServer, tier: 'premium' | 'premium_plus'): Promise<{ token: string; userId: string; agentKey: string }> {
+  const { token, user } = await srv.register();
+  const cell = await createServerCell(srv.deps, user.id);
+  await srv.deps.store.accounts.setUserTier(user.id, tier);
+  return { token, userId: user.id, agentKey: cell.agentKey };
+}
+
+/** A vault identity of the test's own: its key, agent key, and the token and user id of its login. */
+export interface VaultDevice {
+  privateKey: KeyObject;
+  agentKey: string;
+  token: string;
+  userId: string;
+}
+
+/** A fresh vault identity on the server at `baseUrl`: a key made here, logged in by challenge (its account is created then). */
+export async function vaultDevice(baseUrl: string): Promise<VaultDevice> {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
+  const agentKey = agentKeyFromPublicKey(new Uint8Array(Buffer.from(String(jwk.x), 'base64url')));
+  const ch = await apiRequest(baseUrl, 'POST', '/api/v1/auth/vault/challenge', { body: { agent_pub_key: agentKey } });
+  const signature = edSign(null, Buffer.from(ch.body.challenge, 'utf8'), privateKey).toString('base64');
+  const login = await apiRequest(baseUrl, 'POST', '/api/v1/auth/vault/token', { body: { challenge: ch.body.challenge, agent_pub_key: agentKey, signature } });
+  assert.ok(login.status === 200 || login.status === 201, login.text);
+  return { privateKey, agentKey, token: login.body.token, userId: login.body.user.id };
 }

@@ -5,12 +5,10 @@
 // break an answer for anyone; and no JSON body reaches a 500 other than the spec's own.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPublicKey, generateKeyPairSync, randomBytes, sign as edSign, type KeyObject } from 'node:crypto';
+import { randomBytes, sign as edSign } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { apiRequest, startTestServer, testEngine, type TestServer, type TestSql } from '../helpers/server.js';
-import { createServerCell } from '../../server/src/domain/cells.js';
+import { apiRequest, serverCellUser, startTestServer, testEngine, vaultDevice, type TestServer, type TestSql, type VaultDevice } from '../helpers/server.js';
 import { MatchingService } from '../../server/src/matching/service.js';
-import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
 import { RECORD_VALUE_LIMITS, RECORD_VALUE_MAX_DEPTH, type SignatureRecord } from '../../src/lib/records.js';
 import type { NewSignature } from '../../server/src/store/index.js';
 
@@ -50,31 +48,9 @@ function asTexts(o: Record<string, unknown>, over: Record<string, string> = {}):
 
 // ---- identities
 
-async function cellUser() {
-  const { token, user } = await srv.register();
-  const cell = await createServerCell(srv.deps, user.id);
-  await srv.deps.store.accounts.setUserTier(user.id, 'premium_plus');
-  return { token, userId: user.id, agentKey: cell.agentKey };
-}
-
-interface Device {
-  privateKey: KeyObject;
-  agentKey: string;
-  token: string;
-  userId: string;
-}
-
+const cellUser = () => serverCellUser(srv, 'premium_plus');
 /** A fresh vault identity: a key made here, logged in by challenge (its account is created then). */
-async function device(): Promise<Device> {
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
-  const agentKey = agentKeyFromPublicKey(new Uint8Array(Buffer.from(String(jwk.x), 'base64url')));
-  const ch = await api('POST', '/api/v1/auth/vault/challenge', { body: { agent_pub_key: agentKey } });
-  const signature = edSign(null, Buffer.from(ch.body.challenge, 'utf8'), privateKey).toString('base64');
-  const login = await api('POST', '/api/v1/auth/vault/token', { body: { challenge: ch.body.challenge, agent_pub_key: agentKey, signature } });
-  assert.ok(login.status === 200 || login.status === 201, login.text);
-  return { privateKey, agentKey, token: login.body.token, userId: login.body.user.id };
-}
+const device = () => vaultDevice(srv.url);
 
 const NULL_FIELDS = {
   intent: 'Authorship', ai_generation: 'None',
@@ -86,7 +62,7 @@ const NULL_FIELDS = {
  * The text of a publish body whose record is validly signed by `d`, with some fields
  * given as JSON text: the signature covers the canonical text exactly as sent.
  */
-function vaultBodyText(d: Device, fileHash: string, over: Record<string, string>): string {
+function vaultBodyText(d: VaultDevice, fileHash: string, over: Record<string, string>): string {
   const record = objectText(asTexts({ file_hash: fileHash, signer: d.agentKey, signed_at: Date.now(), ...NULL_FIELDS }, over), true);
   const signature = edSign(null, Buffer.from(record, 'utf8'), d.privateKey).toString('base64');
   return `${record.slice(0, -1)},"signature":${JSON.stringify(signature)}}`;

@@ -5,11 +5,9 @@
 // postgres/suites.test.ts runs this file again on PostgreSQL.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHash, createPublicKey, generateKeyPairSync, randomBytes, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, sign as edSign, verify as edVerify } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
-import { createServerCell } from '../../server/src/domain/cells.js';
-import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
+import { apiRequest, serverCellUser, startTestServer, testEngine, vaultDevice, type TestServer } from '../helpers/server.js';
 import { perceptualHashes } from '../../src/media/fingerprint.js';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
@@ -48,12 +46,7 @@ function verifiesIndependently(sig: Record<string, unknown>, signature: string):
   return ok && action === sig.action_hash;
 }
 
-async function cellUser() {
-  const { token, user } = await srv.register();
-  const cell = await createServerCell(srv.deps, user.id);
-  await srv.deps.store.accounts.setUserTier(user.id, 'premium');
-  return { token, agentKey: cell.agentKey };
-}
+const cellUser = () => serverCellUser(srv, 'premium');
 
 const PDQ = { hash_type: 'PDQ', hash_value: 'f8f8f0cee0f4a84f06370a22038f63f0b36e2ed596621e1d33e6b39c4e9c9b22', quality: 100 };
 
@@ -102,18 +95,7 @@ test('a bad pdq_hash is 400 invalid_request naming the field', async () => {
 });
 
 // ---- a vault's record, signed with node:crypto over the thirteen fields
-interface Device { privateKey: KeyObject; agentKey: string; token: string }
-
-async function device(): Promise<Device> {
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
-  const agentKey = agentKeyFromPublicKey(new Uint8Array(Buffer.from(String(jwk.x), 'base64url')));
-  const ch = await api('POST', '/api/v1/auth/vault/challenge', { body: { agent_pub_key: agentKey } });
-  const signature = edSign(null, Buffer.from(ch.body.challenge, 'utf8'), privateKey).toString('base64');
-  const login = await api('POST', '/api/v1/auth/vault/token', { body: { challenge: ch.body.challenge, agent_pub_key: agentKey, signature } });
-  assert.ok(login.status === 200 || login.status === 201, JSON.stringify(login.body));
-  return { privateKey, agentKey, token: login.body.token };
-}
+const device = () => vaultDevice(srv.url);
 
 test('POST /publish of a vault record with a vPDQ: stored as signed, answered, re-verified', async () => {
   const d = await device();
