@@ -4,25 +4,20 @@
 // databases, one key) it says so and exits 3.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { apiRequest, startTestServer, testEngine, type TestServer } from '../helpers/server.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
+import { cli as runCli } from '../helpers/vault.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const engine = testEngine(import.meta.url);
 
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+/** `provenant ...args` (test/helpers/vault.ts) with `env` over this process's environment. */
+async function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+  const r = await runCli(args, { ...process.env, ...env } as Record<string, string>);
+  return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 async function signFile(srv: TestServer, token: string, fileHash: string): Promise<string> {
