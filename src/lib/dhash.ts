@@ -14,7 +14,8 @@ const core = () => loadKernel<DhashExports>('core');
 
 export type PixelChannels = 1 | 3 | 4;
 
-function checkImage(pixels: Uint8Array, width: number, height: number, channels: number): void {
+/** Throws unless `pixels` holds exactly width x height 8-bit pixels of 1, 3 or 4 channels. */
+export function checkPixels(pixels: Uint8Array, width: number, height: number, channels: number): void {
   if (!(pixels instanceof Uint8Array)) throw new TypeError('pixels must be a Uint8Array');
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
     throw new RangeError(`image size must be positive integers, not ${width} x ${height}`);
@@ -29,7 +30,7 @@ function checkImage(pixels: Uint8Array, width: number, height: number, channels:
 
 /** Steps 1 to 3: the 9 x 8 grey thumbnail (72 bytes, row-major) of 8-bit grey, RGB or RGBA pixels. */
 export function resizeTo9x8(pixels: Uint8Array, width: number, height: number, channels: PixelChannels): Uint8Array {
-  checkImage(pixels, width, height, channels);
+  checkPixels(pixels, width, height, channels);
   const k = core();
   const src = k.writeScratch(pixels);
   return k.read(k.exports.dhashResize(src, width, height, channels), 72);
@@ -37,7 +38,7 @@ export function resizeTo9x8(pixels: Uint8Array, width: number, height: number, c
 
 /** The 8 raw ImagePHash bytes of 8-bit grey, RGB or RGBA pixels (RGBA composited over white). */
 export function imageHashFromPixels(pixels: Uint8Array, width: number, height: number, channels: PixelChannels): Uint8Array {
-  checkImage(pixels, width, height, channels);
+  checkPixels(pixels, width, height, channels);
   const k = core();
   const src = k.writeScratch(pixels);
   return k.read(k.exports.dhashFromPixels(src, width, height, channels), 8);

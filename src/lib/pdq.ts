@@ -4,7 +4,7 @@
 // Meta's hex text (16-bit words, word 15 first), so `pdqHex` gives exactly the string
 // Meta's tools print and read.
 import { loadKernel, type BaseExports, type WasmFlavor } from './wasm-core.js';
-import type { PixelChannels } from './dhash.js';
+import { checkPixels, type PixelChannels } from './dhash.js';
 
 interface PdqExports extends BaseExports {
   pdqFromPixels(src: number, width: number, height: number, channels: number): number;
@@ -30,19 +30,6 @@ export interface PdqDihedral {
   /** Indexed as PDQ_DIHEDRAL: [0] is the image's own hash, [5] (flipY) that of its mirror image. */
   hashes: Uint8Array[];
   quality: number;
-}
-
-function checkPixels(pixels: Uint8Array, width: number, height: number, channels: number): void {
-  if (!(pixels instanceof Uint8Array)) throw new TypeError('pixels must be a Uint8Array');
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
-    throw new RangeError(`image size must be positive integers, not ${width} x ${height}`);
-  }
-  if (channels !== 1 && channels !== 3 && channels !== 4) {
-    throw new RangeError(`channels must be 1 (grey), 3 (RGB) or 4 (RGBA), not ${channels}`);
-  }
-  if (pixels.length !== width * height * channels) {
-    throw new RangeError(`expected ${width * height * channels} bytes for ${width} x ${height} x ${channels}, got ${pixels.length}`);
-  }
 }
 
 function resultOf(k: ReturnType<typeof loadKernel<PdqExports>>, ptr: number, at: number): PdqHash {
