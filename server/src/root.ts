@@ -33,6 +33,8 @@ export interface ComposeOptions {
   tokenVerifiers?: readonly TokenVerifier[];
   /** Extra CA certificates (PEM) webhook deliveries trust beside Node's roots (in-process tests; a server process takes NODE_EXTRA_CA_CERTS). */
   webhookCa?: string;
+  /** false: no transparency-log entries are written (benches only, never a deployment: StoreOptions). */
+  transparencyLog?: boolean;
 }
 
 /**
@@ -42,7 +44,7 @@ export interface ComposeOptions {
  * fingerprint; a node with other keys refuses to start, so that no two nodes sign
  * tokens or seal cells with different keys.
  */
-async function openStore(config: Config, log: Logger): Promise<{ store: Store; secrets: Secrets }> {
+async function openStore(config: Config, log: Logger, transparencyLog = true): Promise<{ store: Store; secrets: Secrets }> {
   const store = await openEngine(
     { databaseUrl: config.databaseUrl, sqliteFile: databaseFile(config) },
     ({ version, name, ms }) => {
@@ -50,6 +52,7 @@ async function openStore(config: Config, log: Logger): Promise<{ store: Store; s
       else log.info('database migration applied', { version, name, ms });
     },
     (err) => log.warn('database connection lost; reconnecting', { error: err.message }),
+    { transparencyLog },
   );
   try {
     const adopted = adoptDataDirSecrets(config.dataDir, config.secretsDir);
@@ -81,7 +84,7 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
   const metrics = new Metrics();
   const parts = new Parts(log);
   try {
-    const { store, secrets } = await openStore(config, log);
+    const { store, secrets } = await openStore(config, log, options.transparencyLog ?? true);
     parts.add({
       name: 'store',
       async health(): Promise<PartHealth> {

@@ -4,7 +4,7 @@
 // and nothing outside this folder knows SQL (docs/server.md, "The store" and "Engines").
 import { openPostgresStore } from './postgres/index.js';
 import { openSqliteStore, type MigrationListener } from './sqlite/index.js';
-import type { Store } from './store.js';
+import type { Store, StoreOptions } from './store.js';
 
 export * from './accounts.js';
 export * from './contacts.js';
@@ -15,7 +15,7 @@ export type { StoredCheckpoint, TransparencyLogStore } from './log.js';
 export * from './oauth.js';
 export { reducedJson } from './reduced.js';
 export * from './signatures.js';
-export type { Store } from './store.js';
+export type { Store, StoreOptions } from './store.js';
 export * from './webhooks.js';
 export { openSqliteStore, type MigrationListener } from './sqlite/index.js';
 export { openPostgresStore, type PgStore } from './postgres/index.js';
@@ -29,7 +29,8 @@ export function openStore(
   where: { databaseUrl: string | null; sqliteFile: string },
   onMigration?: MigrationListener,
   onConnectionError?: (err: Error) => void,
+  options: StoreOptions = {},
 ): Promise<Store> {
-  if (where.databaseUrl !== null) return openPostgresStore(where.databaseUrl, onMigration, onConnectionError);
-  return openSqliteStore(where.sqliteFile, onMigration);
+  if (where.databaseUrl !== null) return openPostgresStore(where.databaseUrl, onMigration, onConnectionError, options);
+  return openSqliteStore(where.sqliteFile, onMigration, options);
 }

@@ -57,11 +57,21 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** How a store is opened beyond its engine. */
+export interface StoreOptions {
+  /**
+   * false: events append no transparency-log entry (benches measure the log's cost
+   * against this). Programmatic only, never an operator's setting: a database written
+   * without its entries would have events missing from its log for good.
+   */
+  transparencyLog?: boolean;
+}
+
 /** Every table's store over an engine's connections and its change feed. */
-export function tableStores(db: Db, feed: Feed): Pick<Store, 'accounts' | 'signatures' | 'contacts' | 'emailVerifications' | 'webhooks' | 'oauth' | 'feed' | 'log'> {
+export function tableStores(db: Db, feed: Feed, options: StoreOptions = {}): Pick<Store, 'accounts' | 'signatures' | 'contacts' | 'emailVerifications' | 'webhooks' | 'oauth' | 'feed' | 'log'> {
   return {
     accounts: createAccountsStore(db, feed),
-    signatures: createSignaturesStore(db, feed),
+    signatures: createSignaturesStore(db, feed, { transparencyLog: options.transparencyLog ?? true }),
     contacts: createContactStore(db),
     emailVerifications: createEmailVerificationStore(db),
     webhooks: createWebhooksStore(db),

@@ -12,7 +12,7 @@
 // edit one that has shipped.
 import { Feed } from '../feed.js';
 import type { MigrationListener } from '../migrations.js';
-import { tableStores, type Store } from '../store.js';
+import { tableStores, type Store, type StoreOptions } from '../store.js';
 import { PgDb } from './db.js';
 import { PgNotifications } from './feed.js';
 
@@ -23,10 +23,10 @@ export interface PgStore extends Store {
   readonly listening: boolean;
 }
 
-function pgStore(db: PgDb, notifications: PgNotifications): PgStore {
+function pgStore(db: PgDb, notifications: PgNotifications, options: StoreOptions = {}): PgStore {
   return {
     engine: 'postgres',
-    ...tableStores(db, new Feed(db, notifications)),
+    ...tableStores(db, new Feed(db, notifications), options),
     get listening() {
       return notifications.listening;
     },
@@ -52,7 +52,7 @@ function pgStore(db: PgDb, notifications: PgNotifications): PgStore {
  * for other nodes' changes. `onConnectionError` hears of connections lost while idle
  * (the pool and the LISTEN connection replace them; nothing is thrown).
  */
-export async function openPostgresStore(url: string, onMigration?: MigrationListener, onConnectionError: (err: Error) => void = () => undefined): Promise<PgStore> {
+export async function openPostgresStore(url: string, onMigration?: MigrationListener, onConnectionError: (err: Error) => void = () => undefined, options: StoreOptions = {}): Promise<PgStore> {
   const db = await PgDb.open(url, onMigration, onConnectionError);
   const notifications = new PgNotifications(db.config, onConnectionError);
   try {
@@ -61,5 +61,5 @@ export async function openPostgresStore(url: string, onMigration?: MigrationList
     await db.close().catch(() => undefined);
     throw err;
   }
-  return pgStore(db, notifications);
+  return pgStore(db, notifications, options);
 }
