@@ -11,7 +11,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { decodeLogEntry, verifyLogEntrySignature } from '../lib/log-entry.js';
 import { decodeBase64, encodeBase64, hashEqual, leafHashInto } from '../lib/tlog/hash.js';
 import { decodeEntryBundle, entriesPath, tilePath, TileBuilder, tileWidthAt, TILE_WIDTH, type TileData } from '../lib/tlog/tiles.js';
@@ -19,7 +18,7 @@ import { visible } from '../lib/terminal-text.js';
 import type { Command } from './command.js';
 import { fetchBytes, LogForkError, logStateDir, viewLog } from './log-client.js';
 import { FORK_EXIT } from './verify.js';
-import { USAGE_ERROR } from './usage.js';
+import { commandLine, USAGE_ERROR } from './usage.js';
 
 const USAGE = `usage: provenant log audit --server URL [--sample N] [--restart]
   fetches every tile and entry bundle of the server's transparency log, rebuilds the tree
@@ -154,18 +153,9 @@ async function audit(server: string, sampleSize: number, restart: boolean): Prom
 }
 
 export const run: Command = async (args) => {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: { server: { type: 'string' }, sample: { type: 'string' }, restart: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
-  } catch (err) {
-    process.stderr.write(`${visible(`provenant log: ${(err as Error).message}`)}\n${USAGE}`);
-    return USAGE_ERROR;
-  }
+  const parsed = commandLine('log', USAGE, args, { server: { type: 'string' }, sample: { type: 'string' }, restart: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
   if (positionals[0] !== 'audit' || positionals.length !== 1 || values.server === undefined) {
     process.stderr.write(`provenant log: expected: audit --server URL\n${USAGE}`);
     return USAGE_ERROR;

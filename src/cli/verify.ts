@@ -8,7 +8,6 @@
 // "not held". Every line goes through visible() (lib/terminal-text.ts): comments, custom
 // licences, display names, claim generators and the server's messages are others' text.
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { fileSha256Hex } from '../lib/digest.js';
 import { actionHash, verifyRecord, type SignatureRecord } from '../lib/records.js';
 import { terminalJson, visible, visibleLines } from '../lib/terminal-text.js';
@@ -19,7 +18,7 @@ import { openKeyFile } from '../vault/keyfile.js';
 import { defaultKeyFile, VaultState } from '../vault/state.js';
 import type { Command } from './command.js';
 import { conflictLines, credentialsLines } from './credentials.js';
-import { USAGE_ERROR } from './usage.js';
+import { commandLine, USAGE_ERROR } from './usage.js';
 import { LogForkError, proveRecord, viewLog, type LogView } from './log-client.js';
 import { verifyCheckpoint } from '../lib/tlog/checkpoint.js';
 
@@ -143,18 +142,9 @@ async function logLines(server: string, signatures: readonly Signature[], witnes
 }
 
 export const run: Command = async (args) => {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    process.stderr.write(`${visible(`provenant verify: ${(err as Error).message}`)}\n${USAGE}`);
-    return USAGE_ERROR;
-  }
+  const parsed = commandLine('verify', USAGE, args, OPTIONS);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
   if (positionals.length !== 1) {
     process.stderr.write(`provenant verify: expected one FILE, got ${positionals.length}\n${USAGE}`);
     return USAGE_ERROR;
