@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { verifyCheckpoint } from '../../src/index.js';
-import { clusterCellUser, serverNode, type NodeProcess } from '../helpers/cluster.js';
+import { clusterCellUser, startTwoNodes, type NodeProcess } from '../helpers/cluster.js';
 import { runWithPostgres, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 const test = suite('transparency log, two nodes');
@@ -69,10 +69,7 @@ test.before(async () => {
   secretsDir = mkdtempSync(join(tmpdir(), 'provenant-secrets-'));
   env = { PROVENANT_DATABASE_URL: postgres.url, PROVENANT_SECRETS_DIR: secretsDir, PROVENANT_RATE_LIMIT: 'off', PROVENANT_BASE_URL: 'http://log.example' };
   db = new pg.Pool({ connectionString: postgres.url, max: 2 });
-  a = await serverNode('node-a', env);
-  b = await serverNode('node-b', env);
-  await a.start();
-  await b.start();
+  [a, b] = await startTwoNodes(env);
 });
 
 test.after(async () => {

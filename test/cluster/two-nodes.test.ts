@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import sharp from 'sharp';
 import { fingerprintFile } from '../../src/index.js';
-import { clusterCellUser, serverNode, type NodeProcess } from '../helpers/cluster.js';
+import { clusterCellUser, startTwoNodes, type NodeProcess } from '../helpers/cluster.js';
 import { runWithRedis, startRedis, type TestRedis } from '../helpers/redis.js';
 import { runWithPostgres, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -117,11 +117,7 @@ test.before(async () => {
     PROVENANT_TRUST_PROXY: '1',
   };
   db = new pg.Pool({ connectionString: postgres.url, max: 2 });
-  a = await serverNode('node-a', env);
-  b = await serverNode('node-b', env);
-  // one after the other: the first applies the migrations and records the keys' fingerprint
-  await a.start();
-  await b.start();
+  [a, b] = await startTwoNodes(env);
 });
 
 test.after(async () => {

@@ -90,6 +90,24 @@ export async function serverNode(name: string, env: Record<string, string>): Pro
   };
 }
 
+/**
+ * Nodes `node-a` and `node-b` on `env`, started one after the other (the first applies
+ * the migrations and records the keys' fingerprint); when either fails to start, both
+ * are removed before the error is thrown.
+ */
+export async function startTwoNodes(env: Record<string, string>): Promise<[NodeProcess, NodeProcess]> {
+  const a = await serverNode('node-a', env);
+  const b = await serverNode('node-b', env);
+  try {
+    await a.start();
+    await b.start();
+  } catch (err) {
+    await Promise.allSettled([a.remove(), b.remove()]);
+    throw err;
+  }
+  return [a, b];
+}
+
 /** `provenant admin ...` against the cluster's database and secrets (`env`); its JSON answer. */
 export async function clusterAdmin(env: Record<string, string>, args: string[], stdin?: string): Promise<any> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'admin', ...args], {
