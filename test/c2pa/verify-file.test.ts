@@ -146,7 +146,7 @@ test('part 2: vault sign --c2pa writes a copy whose assertion carries the record
 
   // a record altered inside the assertion no longer verifies
   const forged = { ...embedded, record: { ...embedded.record, ai_generation: 'None' } };
-  const { embeddedRecord } = await import('../../server/src/matching/service.js');
+  const { embeddedRecord } = await import('../../server/src/domain/embedded-record.js');
   const checked = await embeddedRecord(srv.deps.store, forged);
   assert.equal([checked.signature_valid, checked.stored], [false, false]);
 });

@@ -4,14 +4,15 @@
 // (every stored record, whoever wrote it; revoked signatures keep matching, so
 // revocations change nothing here). Index ids are the records' seqs.
 import {
-  HASH_TYPES, IndexThread, MATCH_LIMIT, PDQ_MATCH_DISTANCE, PDQ_MIN_QUALITY, actionHash, aiGenerationConflicts, imagePHashFromGrey72, parseRecord, verifyRecord,
-  type ContentCredentials, type Fingerprint, type PdqFingerprint, type VpdqFingerprint, type HashType, type Match, type MatchQuery, type ProvenantRecordAssertion,
+  HASH_TYPES, IndexThread, MATCH_LIMIT, PDQ_MATCH_DISTANCE, PDQ_MIN_QUALITY, aiGenerationConflicts, imagePHashFromGrey72,
+  type ContentCredentials, type Fingerprint, type PdqFingerprint, type VpdqFingerprint, type HashType, type Match, type MatchQuery,
 } from 'provenant';
 import { ApiError } from '../errors.js';
 import { FeedFollower } from '../feed-follower.js';
 import type { Logger } from '../log.js';
 import type { Change, Store } from '../store/index.js';
 import { AnswerCache } from './answers.js';
+import { embeddedRecord, type EmbeddedRecord } from '../domain/embedded-record.js';
 
 /** Spec 8: the similarity thresholds. */
 export const VERIFY_FILE_THRESHOLD = 60;
@@ -527,35 +528,6 @@ export async function verifyFile(
   return withCredentials(answer, credentials, embedded);
 }
 
-/**
- * The record a vault embedded in the file's Content Credentials (issue 21 part 2), found
- * whatever the file's hash and fingerprint now are (a crop changes both): its signature
- * re-verified offline from the record's own signer key, its action hash recomputed, and
- * whether this server holds it. `found_by` says which path found it.
- */
-export async function embeddedRecord(store: Store, embedded: ProvenantRecordAssertion) {
-  let signatureValid = false;
-  let actionHashMatches = false;
-  try {
-    const record = parseRecord(embedded.record);
-    signatureValid = verifyRecord({ ...record, signature: embedded.signature });
-    actionHashMatches = actionHash(record, embedded.signature) === embedded.action_hash;
-  } catch {
-    // not a record: neither holds
-  }
-  const stored = signatureValid && actionHashMatches && (await store.signatures.get(embedded.action_hash)) !== undefined;
-  return {
-    found_by: 'content_credentials' as const,
-    action_hash: embedded.action_hash,
-    service: embedded.service,
-    signature_valid: signatureValid,
-    action_hash_matches: actionHashMatches,
-    stored,
-    record: embedded.record,
-  };
-}
-
-type EmbeddedRecord = Awaited<ReturnType<typeof embeddedRecord>>;
 
 /**
  * The answer text with `content_credentials`, `embedded_record` and `conflicts`
