@@ -138,7 +138,7 @@ async function inChromium(): Promise<void> {
     await tampered.route('**/log/tile/entries/**', async (route) => {
       const res = await route.fetch();
       const body = Buffer.from(await res.body());
-      const at = body.indexOf(Buffer.from('"signed_at":', body.indexOf(Buffer.from(hashOfPhoto)))) + '"signed_at":'.length;
+      const at = body.indexOf(Buffer.from('"signed_at":'), body.indexOf(Buffer.from(hashOfPhoto))) + '"signed_at":'.length;
       assert.ok(at > 20 && body[at]! >= 0x30 && body[at]! <= 0x39, 'the photo\'s entry is in the bundle');
       body[at] = body[at] === 0x31 ? 0x32 : 0x31;
       await route.fulfill({ response: res, body });

@@ -185,7 +185,7 @@ test('POST /verify-file of an image: found by ImagePHash or by PDQ, each answer 
   assert.ok(pdq.quality >= 50, `quality ${pdq.quality}`);
   const inverted = fp.hash_value.map((b) => 255 - b);
   const otherFp = { hash_type: 'ImagePHash', hash_value: inverted, bands: inverted.map((b) => [b]) };
-  const otherPdq = { ...pdq, hash_value: Buffer.from(pdq.hash_value, 'hex').map((b) => 255 - b).toString('hex') };
+  const otherPdq = { ...pdq, hash_value: Buffer.from(Buffer.from(pdq.hash_value, 'hex').map((b) => 255 - b)).toString('hex') };
   const files = { pdqOnly: hex(), hashOnly: hex(), both: hex(), neither: hex() };
   for (const [file, body] of [
     [files.pdqOnly, { perceptual_hash: otherFp, pdq_hash: pdq }],
@@ -245,7 +245,7 @@ test('POST /verify-file of a video: found by VideoPHash or by vPDQ (80 % of the 
   assert.ok(good >= 2, `${good} frames of quality >= 50`);
   const invert = (b: number) => 255 - b;
   const otherFp = { hash_type: 'VideoPHash', hash_value: fp.hash_value.map(invert), bands: fp.bands.map((band) => band.map(invert)) };
-  const invertHex = (h: string) => Buffer.from(h, 'hex').map(invert).toString('hex');
+  const invertHex = (h: string) => Buffer.from(Buffer.from(h, 'hex').map(invert)).toString('hex');
   const otherVpdq = { hash_type: 'vPDQ', frames: vpdq.frames.map((f) => ({ ...f, hash_value: invertHex(f.hash_value) })) };
   // a record holding the clip's frames for fewer than 80 % of the query's: one good frame among inverted ones
   const firstGood = vpdq.frames.findIndex((f) => f.quality >= 50);
