@@ -38,7 +38,7 @@ function samples(text: string): { name: string; labels: Record<string, string>; 
 }
 
 /** The parts the composition root builds (server/src/root.ts), in build order. */
-const PARTS = ['store', 'pool', 'match_index', 'verify_cache', 'content_rights_cache', 'feed_window', 'rate_limits', 'uploads', 'token_verifiers', 'mail', 'contact_relay', 'verification_mail', 'webhooks'];
+const PARTS = ['store', 'pool', 'match_index', 'verify_cache', 'content_rights_cache', 'feed_window', 'rate_limits', 'uploads', 'token_verifiers', 'mail', 'contact_relay', 'verification_mail', 'webhooks', 'transparency_log'];
 
 test('GET /healthz reports every part from the start, in build order, with no upload or query first', async () => {
   const fresh = await startTestServer();
