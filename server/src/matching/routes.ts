@@ -9,13 +9,14 @@ import type { ServerDeps } from '../deps.js';
 import { jsonBody } from '../body.js';
 import { ApiError } from '../errors.js';
 import { rateLimit } from '../ratelimit.js';
+import { parseFuzzyQuery } from './schema.js';
 import { verifyFile, verifyFuzzy } from './service.js';
 import { examineUpload, fingerprintUpload, readUpload } from './upload.js';
 import { rateLimitOf } from '../rate-limits.js';
 
 
 /**
- * Sends an answer that is JSON text already (service.ts body()). The header is set
+ * Sends an answer that is JSON text already (present.ts). The header is set
  * before the body, so Koa does not look a type up for it.
  */
 function sendJsonText(ctx: Context, text: Buffer | string): void {
@@ -50,7 +51,7 @@ export function matchingRoutes(deps: ServerDeps): Router {
 
   // Spec 4.3: public, 30/min per IP; matches >= 70 (null similarities kept).
   router.post('/verify-fuzzy', rateLimit(deps, rateLimitOf('sign-it:verify-fuzzy')), jsonBody(), async (ctx) => {
-    sendJsonText(ctx, await verifyFuzzy(deps.matching, ctx.request.body));
+    sendJsonText(ctx, await verifyFuzzy(deps.matching, parseFuzzyQuery(ctx.request.body)));
   });
 
   // Spec 4.11: sign scope; null for unsupported or unreadable files.

@@ -3,16 +3,18 @@
 // perceptual hashes at start and kept current by following the store's change feed
 // (every stored record, whoever wrote it; revoked signatures keep matching, so
 // revocations change nothing here). Index ids are the records' seqs.
+// The request checks are schema.ts's, the answers' JSON text present.ts's.
 import {
   HASH_TYPES, IndexThread, MATCH_LIMIT, PDQ_MATCH_DISTANCE, PDQ_MIN_QUALITY, aiGenerationConflicts, imagePHashFromGrey72,
   type ContentCredentials, type Fingerprint, type PdqFingerprint, type VpdqFingerprint, type HashType, type Match, type MatchQuery,
 } from 'provenant';
-import { ApiError } from '../errors.js';
 import { FeedFollower } from '../feed-follower.js';
 import type { Logger } from '../log.js';
 import type { Change, Store } from '../store/index.js';
 import { AnswerCache } from './answers.js';
 import { embeddedRecord, type EmbeddedRecord } from '../domain/embedded-record.js';
+import { body, withCredentials, type MatchedRecord, type ReducedText } from './present.js';
+import type { FuzzyRequest } from './schema.js';
 
 /** Spec 8: the similarity thresholds. */
 export const VERIFY_FILE_THRESHOLD = 60;
@@ -26,30 +28,6 @@ const LOAD_AHEAD = 3;
 const MAX_RESTART_PAUSE_MS = 60_000;
 /** Serialised reduced rows kept in memory (first in, first out; about 300 bytes each). */
 const ROW_CACHE_SIZE = 50_000;
-/** Most values accepted in a verify-fuzzy hash_value (120 s of audio is about 1,300 words). */
-const MAX_HASH_VALUES = 65_536;
-
-/**
- * A record's reduced fields (spec 2.3: file_hash, signer, signed_at, intent,
- * ai_generation, content_rights) serialised once: JSON text of the object without its
- * closing brace (each answer appends similarity and match_type), and signed_at for
- * ordering.
- */
-interface ReducedText {
-  signed_at: number;
-  fields: string;
-}
-
-/** One match, ready to serialise. */
-export interface MatchedRecord {
-  similarity: number | null;
-  row: ReducedText;
-  /** The record's seq (from match()). */
-  seq?: number;
-  /** Issue 28: which hash found it (answered only when set) and, for PDQ, at what distance. */
-  matchedBy?: 'ImagePHash' | 'PDQ' | 'VideoPHash' | 'vPDQ';
-  pdqDistance?: number;
-}
 
 /** PDQ's share of equal bits, 0-100 (ImagePHash's similarity is the same over its 64 bits). */
 export function pdqSimilarity(distance: number): number {
@@ -486,22 +464,6 @@ function parseFingerprint(text: string | null): unknown {
 }
 
 /**
- * Spec 4.2/4.3: the answer `{signatures, count}` (plus `match_type: "none"` for an
- * unreadable upload) as JSON text, each signature in the reduced shape (spec 2.3):
- * the record's cached fields, then similarity and match_type. The same text
- * JSON.stringify gives for the object, without building it per answer.
- */
-export function body(matches: readonly MatchedRecord[], none = false): string {
-  let out = '{"signatures":[';
-  for (let i = 0; i < matches.length; i++) {
-    const m = matches[i];
-    const by = m.matchedBy === undefined ? '' : `,"matched_by":"${m.matchedBy}"${m.pdqDistance === undefined ? '' : `,"pdq_distance":${m.pdqDistance}`}`;
-    out += `${i === 0 ? '' : ','}${m.row.fields},"similarity":${m.similarity === null ? 'null' : m.similarity},"match_type":"perceptual"${by}}`;
-  }
-  return `${out}],"count":${matches.length}${none ? ',"match_type":"none"' : ''}}`;
-}
-
-/**
  * Spec 4.2: a fingerprinted upload's matches (null fingerprint = unsupported or
  * unreadable), and (issue 21, additive) the upload's Content Credentials, the record a
  * vault embedded in them (embeddedRecord), and the conflicts between the credentials
@@ -525,71 +487,29 @@ export async function verifyFile(
     answer = await deps.matching.answerVideo(fp, frames, VERIFY_FILE_THRESHOLD);
   } else answer = (await deps.matching.answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD)).toString();
   const embedded = credentials.present === true && credentials.provenant_record !== null ? await embeddedRecord(deps.store, credentials.provenant_record) : null;
-  return withCredentials(answer, credentials, embedded);
-}
-
-
-/**
- * The answer text with `content_credentials`, `embedded_record` and `conflicts`
- * appended. The cached answer is per fingerprint, the credentials per file, so they are
- * added after the cache; its signatures are parsed only when the credentials declare
- * AI generation.
- */
-function withCredentials(answer: string, credentials: ContentCredentials, embedded: EmbeddedRecord | null): string {
-  let conflicts: unknown[] = [];
-  if (credentials.present === true && credentials.ai_generated) {
-    const records = (JSON.parse(answer) as { signatures: { file_hash: string; ai_generation?: string | null }[] }).signatures;
-    if (embedded?.signature_valid) records.push(embedded.record as { file_hash: string; ai_generation?: string | null });
-    conflicts = aiGenerationConflicts(credentials, records);
-  }
-  return `${answer.slice(0, -1)},"content_credentials":${JSON.stringify(credentials)},"embedded_record":${JSON.stringify(embedded)},"conflicts":${JSON.stringify(conflicts)}}`;
-}
-
-function isByteArray(v: unknown, maxLength: number): v is number[] {
-  return Array.isArray(v) && v.length <= maxLength && v.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 255);
-}
-
-/** Which stored types a band layout can match (spec 4.3): 8 x 1 byte images, 8 x 4 bytes audio and video. */
-export function hashTypesForBands(bands: number[][]): HashType[] {
-  if (bands.length !== 8) return [];
-  if (bands.every((b) => b.length === 1)) return ['ImagePHash'];
-  if (bands.every((b) => b.length === 4)) return ['AudioChromaprint', 'VideoPHash'];
-  return [];
+  return withCredentials(answer, credentials, embedded, credentialConflicts(answer, credentials, embedded));
 }
 
 /**
- * Spec 4.3: `pixels` (72 grey values; the server computes hash and bands, ignoring
- * the others) or `bands` with an optional `hash_value`. Malformed arrays are 400
- * invalid_request; neither field is 400 missing_bands; a band layout of no hash type
- * matches nothing.
+ * Issue 21: the conflicts between the file's Content Credentials and the records found
+ * (the answer's signatures, and the embedded record when its signature holds); the
+ * answer's signatures are parsed only when the credentials declare AI generation.
  */
-export async function verifyFuzzy(matching: MatchingService, input: unknown): Promise<Buffer | string> {
-  const b = (input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
-  if (b.pdq !== undefined && b.pdq !== null) {
-    // issue 28: a PDQ hash (Meta's 64 hex digits), matched at distance <= 31
-    if (typeof b.pdq !== 'string' || !/^[0-9a-fA-F]{64}$/.test(b.pdq)) throw new ApiError('invalid_request', 'pdq must be a PDQ hash: 64 hex digits.');
-    return matching.answerPdq([b.pdq.toLowerCase()]);
-  }
-  if (b.pixels !== undefined && b.pixels !== null) {
-    if (!isByteArray(b.pixels, 72) || b.pixels.length !== 72) {
-      throw new ApiError('invalid_request', 'pixels must be 72 grey values (integers 0-255, 9 x 8, row-major).');
-    }
-    const fp = imagePHashFromGrey72(b.pixels);
-    return matching.answer(fp, ['ImagePHash'], VERIFY_FUZZY_THRESHOLD);
-  }
-  if (b.bands === undefined || b.bands === null) throw new ApiError('missing_bands');
-  if (!Array.isArray(b.bands) || b.bands.length > 64 || !b.bands.every((band) => isByteArray(band, 64))) {
-    throw new ApiError('invalid_request', 'bands must be an array of byte arrays (integers 0-255).');
-  }
-  let hashValue: number[] | null = null;
-  if (b.hash_value !== undefined && b.hash_value !== null) {
-    if (!isByteArray(b.hash_value, MAX_HASH_VALUES)) {
-      throw new ApiError('invalid_request', `hash_value must be an array of at most ${MAX_HASH_VALUES} bytes (integers 0-255).`);
-    }
-    hashValue = b.hash_value;
-  }
-  const bands = b.bands as number[][];
-  const types = hashTypesForBands(bands);
-  if (types.length === 0) return body([]);
-  return matching.answer({ bands, hash_value: hashValue }, types, VERIFY_FUZZY_THRESHOLD);
+function credentialConflicts(answer: string, credentials: ContentCredentials, embedded: EmbeddedRecord | null): unknown[] {
+  if (credentials.present !== true || !credentials.ai_generated) return [];
+  const records = (JSON.parse(answer) as { signatures: { file_hash: string; ai_generation?: string | null }[] }).signatures;
+  if (embedded?.signature_valid) records.push(embedded.record as { file_hash: string; ai_generation?: string | null });
+  return aiGenerationConflicts(credentials, records);
+}
+
+/**
+ * Spec 4.3: the matches of a checked verify-fuzzy query (schema.ts parseFuzzyQuery):
+ * a PDQ hash at distance <= 31 (issue 28), 72 grey pixels (the server computes hash
+ * and bands), or bands with an optional hash_value.
+ */
+export async function verifyFuzzy(matching: MatchingService, query: FuzzyRequest): Promise<Buffer | string> {
+  if (query.kind === 'pdq') return matching.answerPdq([query.hash]);
+  if (query.kind === 'pixels') return matching.answer(imagePHashFromGrey72(query.pixels), ['ImagePHash'], VERIFY_FUZZY_THRESHOLD);
+  if (query.types.length === 0) return body([]);
+  return matching.answer({ bands: query.bands, hash_value: query.hash_value }, query.types, VERIFY_FUZZY_THRESHOLD);
 }
