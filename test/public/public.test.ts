@@ -84,6 +84,8 @@ test('creator page: Accept text/html and /c/:id; every value escaped; a strict C
   const evil = '<script>alert(1)</script>&"\'';
   const c = await newSigner(srv, { displayName: evil, publicFields: ['display_name'] });
   await sign(srv, c, { file_hash: hex(), comment: '<img src=x onerror=alert(2)>' });
+  const pdq = { hash_type: 'PDQ', hash_value: hex(), quality: 87 };
+  await sign(srv, c, { file_hash: hex(), pdq_hash: pdq });
   for (const res of [await get(`${S}/creator/${c.agentKey}`, { accept: 'text/html,application/xhtml+xml' }), await get(`/c/${c.agentKey}`)]) {
     assert.is(res.status, 200);
     assert.match(res.headers.get('content-type')!, /^text\/html/);
@@ -96,6 +98,7 @@ test('creator page: Accept text/html and /c/:id; every value escaped; a strict C
     assert.ok(html.includes('&#60;script&#62;alert(1)&#60;/script&#62;&#38;&#34;&#39;'));
     assert.not.match(html, /<script(?![^>]*\bsrc=)/, 'no inline script');
     assert.ok(html.includes(c.agentKey));
+    assert.ok(html.includes(`<code class="wrap">${pdq.hash_value}</code> &middot; quality 87`), 'the signed PDQ is shown');
   }
   const json = await get(`${S}/creator/${c.agentKey}`, { accept: 'application/json' });
   assert.match(json.headers.get('content-type')!, /^application\/json/);

@@ -92,7 +92,7 @@ export function creatorHtml(answer: CreatorAnswer, profile: { name: string | nul
 <p><span class="label">File</span> <a href="/?hash=${escapeMarkup(s.file_hash)}"><code>${escapeMarkup(s.file_hash)}</code></a></p>
 <p><span class="label">Signed</span> ${escapeMarkup(when(s.signed_at))} &middot; ${escapeMarkup(s.intent)} &middot; AI: ${escapeMarkup(s.ai_generation ?? 'not declared')}</p>
 <p><span class="label">Rights</span> ${escapeMarkup(rightsText(s.content_rights))}</p>
-${s.comment ? `<p class="note">${escapeMarkup(s.comment)}</p>` : ''}${s.revoked ? `<p class="warn">Revoked ${escapeMarkup(when(s.revoked_at as number | null))}${s.revocation_reason ? `: ${escapeMarkup(s.revocation_reason)}` : ''}</p>` : ''}
+${pdqLine(s.pdq_hash)}${s.comment ? `<p class="note">${escapeMarkup(s.comment)}</p>` : ''}${s.revoked ? `<p class="warn">Revoked ${escapeMarkup(when(s.revoked_at as number | null))}${s.revocation_reason ? `: ${escapeMarkup(s.revocation_reason)}` : ''}</p>` : ''}
 </li>`,
     )
     .join('\n');
@@ -111,6 +111,13 @@ ${profile.picture ? `<img class="avatar" src="${escapeMarkup(profile.picture)}" 
 ${rows ? `<ul class="sigs">\n${rows}\n</ul>` : '<p>No signatures yet.</p>'}
 </section>`,
   );
+}
+
+/** A signed PDQ (issue 28), for hash-sharing readers: the hash and its quality, or a vPDQ's frame count. */
+function pdqLine(pdq: CreatorAnswer['signatures'][number]['pdq_hash']): string {
+  if (!pdq) return '';
+  if (pdq.hash_type === 'PDQ') return `<p><span class="label">PDQ</span> <code class="wrap">${escapeMarkup(pdq.hash_value)}</code> &middot; quality ${escapeMarkup(String(pdq.quality))}</p>\n`;
+  return `<p><span class="label">vPDQ</span> ${escapeMarkup(String(pdq.frames.length))} frame${pdq.frames.length === 1 ? '' : 's'}</p>\n`;
 }
 
 /** The profile fields the creator made public (decisions.md 5), for the page's heading. */
