@@ -209,7 +209,7 @@ export async function composeServer(config: Config, options: ComposeOptions = {}
     const backfilled = await store.log.backfill();
     if (backfilled > 0) log.info('transparency log: appended the events stored before it', { entries: backfilled });
     const checkpointer = new Checkpointer({ store: store.log, identity, witnesses: config.logWitnesses, log });
-    parts.add({ name: 'transparency_log', health: () => checkpointer.health(), close: () => checkpointer.close() });
+    parts.add({ name: 'transparency_log', health: () => checkpointer.check(), close: () => checkpointer.close() });
     await checkpointer.start();
     const transparencyLog = { store: store.log, identity, checkpointer };
 

@@ -248,6 +248,13 @@ export class PgDb implements Db {
       throw storeError(err, missing);
     }
     let broken: Error | undefined;
+    // while checked out the pool does not listen on the connection: PostgreSQL ending it
+    // between two queries (or in the same read as a COMMIT's answer) emits 'error' with
+    // no listener, which would end the process; noted here, it goes instead of back
+    const onError = (err: Error) => {
+      broken ??= err;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const value = await work(queryable(client));
@@ -259,6 +266,7 @@ export class PgDb implements Db {
       if (isUnavailable(err)) broken = err as Error;
       throw storeError(err, missing);
     } finally {
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }
