@@ -11,9 +11,14 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 
+// A suite that keeps running past this (a part a failed test left open keeps the process
+// alive after its summary) is stopped and counted as failed, so CI ends within its time.
+const SUITE_LIMIT_MS = 45 * 60_000;
+
 function run(label, cmd, args, env = {}) {
   console.log(`\n== ${label}`);
-  const res = spawnSync(cmd, args, { cwd: root, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', ...env }, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const res = spawnSync(cmd, args, { cwd: root, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', ...env }, encoding: 'utf8', maxBuffer: 256 << 20, timeout: SUITE_LIMIT_MS, killSignal: 'SIGKILL' });
+  if (res.error?.code === 'ETIMEDOUT') console.log(`FAILED: ${label} was still running after ${SUITE_LIMIT_MS / 60_000} minutes and was stopped (something left open keeps it alive)`);
   process.stdout.write(res.stdout ?? '');
   process.stderr.write(res.stderr ?? '');
   return res;
@@ -52,6 +57,7 @@ step('compile the library (tsc -p tsconfig.build.json)', process.execPath, ['nod
 step('compile the server (tsc -p server/tsconfig.json)', process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'server/tsconfig.json']);
 if (!existsSync(`${root}build/core.simd.wasm`)) step('build WebAssembly', process.execPath, ['scripts/build-wasm.mjs']);
 step('the kernels beside the browser loader (scripts/copy-browser-wasm.mjs)', process.execPath, ['scripts/copy-browser-wasm.mjs']);
+step('the browser bundle the verification page loads (scripts/bundle-browser.mjs)', process.execPath, ['scripts/bundle-browser.mjs']);
 suite('all suites (default WebAssembly build)', '.*\\.test\\.ts$', {});
 suite('library suites again with the scalar WebAssembly build', '^(lib|assembly)/.*\\.test\\.ts$', { PROVENANT_WASM: 'scalar' });
 
