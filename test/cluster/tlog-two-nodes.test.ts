@@ -8,14 +8,13 @@
 // node:crypto from the entries, is the checkpoint's.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { request } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { verifyCheckpoint } from '../../src/index.js';
-import { clusterCellUser, startTwoNodes, type NodeProcess } from '../helpers/cluster.js';
+import { clusterCellUser, nodeRequest, startTwoNodes, type NodeProcess } from '../helpers/cluster.js';
 import { runWithPostgres, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 const test = suite('transparency log, two nodes');
@@ -42,25 +41,7 @@ function mth(leaves: Uint8Array[], lo = 0, hi = leaves.length): Uint8Array {
   return sha256(Uint8Array.of(1), mth(leaves, lo, lo + k), mth(leaves, lo + k, hi));
 }
 
-function call(node: NodeProcess, method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<{ status: number; text: string }> {
-  const headers: Record<string, string> = {};
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let payload: Buffer | undefined;
-  if (opts.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    payload = Buffer.from(JSON.stringify(opts.body));
-  }
-  return new Promise((resolve, reject) => {
-    const req = request(`${node.url}${path}`, { method, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const call = nodeRequest;
 
 const cellUser = () => clusterCellUser(env, 'premium_plus');
 

@@ -9,7 +9,6 @@
 // catches up. Users are made with the admin CLI against the same database.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { request } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import sharp from 'sharp';
 import { fingerprintFile } from '../../src/index.js';
-import { clusterCellUser, startTwoNodes, type NodeProcess } from '../helpers/cluster.js';
+import { clusterCellUser, nodeRequest, startTwoNodes, type NodeProcess } from '../helpers/cluster.js';
 import { runWithRedis, startRedis, type TestRedis } from '../helpers/redis.js';
 import { runWithPostgres, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
@@ -47,35 +46,10 @@ interface Answer {
   body: any;
 }
 
-/**
- * One request on a connection of its own (no keep-alive pool: a pooled socket the node
- * closed while the test ran the admin CLI, or that died with a killed node, would fail
- * the next request for a reason that is not the one under test).
- */
-function call(node: NodeProcess, method: string, path: string, opts: { token?: string; body?: unknown; bytes?: Buffer; ip?: string } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { 'x-forwarded-for': opts.ip ?? freshIp() };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let payload: Buffer | undefined;
-  if (opts.bytes) {
-    headers['content-type'] = 'application/octet-stream';
-    payload = opts.bytes;
-  } else if (opts.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    payload = Buffer.from(JSON.stringify(opts.body));
-  }
-  return new Promise((resolve, reject) => {
-    const req = request(`${node.url}${path}`, { method, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null });
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
+/** One request on a connection of its own (nodeRequest), from a fresh address unless `ip` names one; the JSON answer parsed. */
+async function call(node: NodeProcess, method: string, path: string, opts: { token?: string; body?: unknown; bytes?: Buffer; ip?: string } = {}): Promise<Answer> {
+  const { status, text } = await nodeRequest(node, method, path, { ...opts, headers: { 'x-forwarded-for': opts.ip ?? freshIp() } });
+  return { status, body: text ? JSON.parse(text) : null };
 }
 
 /** A user with a server-hosted cell on `tier`, and a session token. */

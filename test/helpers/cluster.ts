@@ -4,6 +4,7 @@
 // database, Redis and secrets directory given in `env`. start() resolves once
 // /healthz answers 200.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -95,6 +96,39 @@ export async function serverNode(name: string, env: Record<string, string>): Pro
  * the migrations and records the keys' fingerprint); when either fails to start, both
  * are removed before the error is thrown.
  */
+/**
+ * One request to a node on a connection of its own (no keep-alive pool: a pooled socket the
+ * node closed, or that died with a killed node, would fail the next request for a reason
+ * that is not the one under test). `body`: JSON; `bytes`: an octet-stream upload.
+ */
+export function nodeRequest(
+  node: NodeProcess,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; bytes?: Buffer; headers?: Record<string, string> } = {},
+): Promise<{ status: number; text: string }> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let payload: Buffer | undefined;
+  if (opts.bytes) {
+    headers['content-type'] = 'application/octet-stream';
+    payload = opts.bytes;
+  } else if (opts.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = Buffer.from(JSON.stringify(opts.body));
+  }
+  return new Promise((resolve, reject) => {
+    const req = request(`${node.url}${path}`, { method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
 export async function startTwoNodes(env: Record<string, string>): Promise<[NodeProcess, NodeProcess]> {
   const a = await serverNode('node-a', env);
   const b = await serverNode('node-b', env);
