@@ -82,11 +82,15 @@ shared('a reader following since() while three nodes write concurrently reads ev
   const reader = (async () => {
     let cursor = start;
     // a cursor moved past a seq that commits later would never read it: the feed lock prevents that
-    while (writing || seen.length < rows.length) {
+    for (;;) {
+      // read before the query: an empty answer ends the loop only if every write had
+      // committed before it started (a query in flight when the last write commits may
+      // not see it)
+      const allCommitted = !writing;
       const batch = await stores[2].feed.since(cursor, 1000);
       seen.push(...batch);
       if (batch.length > 0) cursor = batch[batch.length - 1].seq;
-      else if (!writing) break;
+      else if (allCommitted) break;
     }
   })();
   await Promise.all(rows.map((row, i) => stores[i % 3].signatures.insertSignatures([row], unlimited(row.userId))));
