@@ -12,6 +12,7 @@
 // canonical bytes, instead of `record`: its signature is re-verified with the record as
 // /verify answers it, once its hash matches. The record's `published_at` (server time,
 // Unix ms) is not covered by the record's signature; the log's order is.
+import canonicalize from 'canonicalize';
 import { canonicalBytes, canonicalRecordBytes } from './record-bytes.js';
 import { verifyRecord, verifyRevocation, type SignatureRecord, type SignedRecord } from './records.js';
 import { sha256Hex } from './sha256.js';
@@ -36,9 +37,12 @@ export function encodeLogEntry(entry: LogEntry): Uint8Array {
         value = { ...common, record_sha256: entry.record_sha256 };
         break;
       }
-      // exactly the twelve signed fields, as the signature covers them
+      // exactly the twelve signed fields, as the signature covers them, canonicalised once:
+      // RFC 8785 writes an object as its members sorted by key, each value canonical, so
+      // the entry is the record's canonical bytes spliced between the other members'
+      // (action_hash < kind < published_at < record < signature)
       const bytes = canonicalRecordBytes(entry.record);
-      const full = canonicalBytes({ ...common, record: JSON.parse(new TextDecoder().decode(bytes)) as SignatureRecord });
+      const full = spliceRecordEntry(entry.action_hash, entry.published_at, bytes, entry.signature);
       if (full.length <= MAX_ENTRY_BYTES) return full;
       value = { ...common, record_sha256: sha256Hex(bytes) };
       break;
@@ -53,6 +57,23 @@ export function encodeLogEntry(entry: LogEntry): Uint8Array {
   const bytes = canonicalBytes(value);
   if (bytes.length > MAX_ENTRY_BYTES) throw new RangeError(`a log entry is at most ${MAX_ENTRY_BYTES} bytes (this one: ${bytes.length})`);
   return bytes;
+}
+
+/** `{"action_hash":..,"kind":"record","published_at":..,"record":<recordBytes>,"signature":..}`, each scalar canonical. */
+function spliceRecordEntry(actionHash: string, publishedAt: number, recordBytes: Uint8Array, signature: string): Uint8Array {
+  const head = utf8.encode(`{"action_hash":${scalar(actionHash)},"kind":"record","published_at":${scalar(publishedAt)},"record":`);
+  const tail = utf8.encode(`,"signature":${scalar(signature)}}`);
+  const out = new Uint8Array(head.length + recordBytes.length + tail.length);
+  out.set(head, 0);
+  out.set(recordBytes, head.length);
+  out.set(tail, head.length + recordBytes.length);
+  return out;
+}
+
+function scalar(value: string | number): string {
+  const text = canonicalize(value);
+  if (text === undefined) throw new TypeError('not a JSON value');
+  return text;
 }
 
 /** The thumbnail entry of a data URI. */

@@ -62,23 +62,27 @@ const backfilled = new WeakSet<Db>();
 /**
  * Appends `entries` in order, inside a write of the change feed that holds the feed lock
  * (the caller took it: feed.write's serialise()). Runs the backfill first if it is not
- * done yet. Returns the first index handed out.
+ * done yet.
  */
-export async function appendLogEntries(db: Db, tx: Queryable, entries: readonly NewLogEntry[]): Promise<number> {
+export async function appendLogEntries(db: Db, tx: Queryable, entries: readonly NewLogEntry[]): Promise<void> {
   // the event's own rows are already written in this transaction: the backfill leaves them to it
   if (!backfilled.has(db)) await backfillIn(db, tx, new Set(entries.map((e) => `${e.kind}:${e.action_hash}`)));
-  return insertEntries(db, tx, entries);
+  await insertEntries(db, tx, entries);
 }
 
-async function insertEntries(db: Db, tx: Queryable, entries: readonly NewLogEntry[]): Promise<number> {
-  const next = await nextIndex(tx);
-  if (entries.length === 0) return next;
+async function insertEntries(db: Db, tx: Queryable, entries: readonly NewLogEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  // one statement (one round trip under the feed lock): the next index is read in it,
+  // once, before its own rows (an uncorrelated subquery on both engines)
   const batch = db.dialect.batch(
-    [['idx', 'bigint'], ['kind', 'text'], ['action_hash', 'text'], ['entry', 'text']],
-    entries.map((e, i) => [next + i, e.kind, e.action_hash, text.decode(e.entry)]),
+    [['pos', 'bigint'], ['kind', 'text'], ['action_hash', 'text'], ['entry', 'text']],
+    entries.map((e, i) => [i, e.kind, e.action_hash, text.decode(e.entry)]),
   );
-  await tx.run(`INSERT INTO log_entries (idx, kind, action_hash, entry) SELECT idx, kind, action_hash, entry FROM ${batch.from} ORDER BY n`, batch.params);
-  return next;
+  await tx.run(
+    `INSERT INTO log_entries (idx, kind, action_hash, entry)
+     SELECT (SELECT COALESCE(max(idx), -1) + 1 FROM log_entries) + pos, kind, action_hash, entry FROM ${batch.from} ORDER BY n`,
+    batch.params,
+  );
 }
 
 async function nextIndex(q: Queryable): Promise<number> {

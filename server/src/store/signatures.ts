@@ -246,7 +246,7 @@ async function countUsageOn(db: Db, q: Queryable, userId: string, orgId: string 
 export function createSignaturesStore(db: Db, feed: Feed, options: { transparencyLog: boolean } = { transparencyLog: true }): SignaturesStore {
   const d = db.dialect;
   // the log's entries of an event, in its transaction (off only for benches: StoreOptions)
-  const appendLog: typeof appendLogEntries = options.transparencyLog ? appendLogEntries : async () => 0;
+  const appendLog: typeof appendLogEntries = options.transparencyLog ? appendLogEntries : async () => undefined;
   // a batch's records go in as one statement (a statement per record halved the rate of
   // batch inserts), in the batch's order, so their seqs follow it
   const columns = [
