@@ -4,13 +4,14 @@
 // the checkpointer still runs, over an empty log), on SQLite and, when its binaries are
 // here, PostgreSQL (test/helpers/postgres.ts: fsync and synchronous_commit off). The
 // compiled server as `npm start` runs it, rate limits off, autocannon 16 connections;
-// each case runs on, off, on, off (fresh data each time) and keeps the better run of
-// each side, so a burst of load from elsewhere on the machine hurts both alike. Every
+// after one unrecorded run (JIT warm-up), each case runs on, off, on, off, on, off
+// (ROUNDS=3; fresh data each time) and keeps the best run of each side, so a burst of
+// load from elsewhere on the machine hurts both alike. Every
 // answer must be 200. Goal: on >= 0.9x off.
-// Run after `npm run build:ts`: node --import tsx bench/tlog-sign.bench.ts   (DURATION=s, ENGINES=sqlite,postgres)
+// Run after `npm run build:ts`: node --import tsx bench/tlog-sign.bench.ts   (DURATION=s, ROUNDS=n, ENGINES=sqlite,postgres)
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { compiled } from './support.js';
@@ -26,6 +27,7 @@ interface AutocannonResult { errors: number; non2xx: number; requests: { average
 const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Record<string, unknown>) => PromiseLike<AutocannonResult>;
 const DURATION = Number(process.env.DURATION ?? 5);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,postgres').split(',');
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const hex = () => randomBytes(32).toString('hex');
 
 type Result = { rps: number; p99: number };
@@ -70,7 +72,7 @@ async function once(engine: string, log: boolean, pg: TestPostgres | null): Prom
 const best = (a: Result, b: Result) => (a.rps >= b.rps ? a : b);
 const fmt = (r: Result, per = 1) => `${Math.round(r.rps * per)} signs/s, p99 ${r.p99} ms`;
 
-console.log(`transparency log on vs off, ${DURATION} s per run, 16 connections, best of 2 alternating runs each`);
+console.log(`transparency log on vs off, ${DURATION} s per run, 16 connections, best of ${ROUNDS} alternating runs each after one unrecorded (load average ${loadavg()[0].toFixed(1)})`);
 console.log('| engine | case | log on | log off | on / off |\n|---|---|---|---|---|');
 for (const engine of ENGINES) {
   let pg: TestPostgres | null = null;
@@ -84,13 +86,15 @@ for (const engine of ENGINES) {
   }
   try {
     const runs = { on: [] as Awaited<ReturnType<typeof once>>[], off: [] as Awaited<ReturnType<typeof once>>[] };
-    for (let i = 0; i < 2; i++) {
+    // a first run unrecorded: this process's JIT warms up on it, not on the first side measured
+    await once(engine, true, pg);
+    for (let i = 0; i < ROUNDS; i++) {
       runs.on.push(await once(engine, true, pg));
       runs.off.push(await once(engine, false, pg));
     }
     for (const [name, key, per] of [['POST /sign', 'sign', 1], ['POST /sign-batch (100)', 'batch', 100]] as const) {
-      const on = best(runs.on[0]![key], runs.on[1]![key]);
-      const off = best(runs.off[0]![key], runs.off[1]![key]);
+      const on = runs.on.map((r) => r[key]).reduce(best);
+      const off = runs.off.map((r) => r[key]).reduce(best);
       console.log(`| ${engine} | ${name} | ${fmt(on, per)} | ${fmt(off, per)} | ${(on.rps / off.rps).toFixed(2)}x |`);
     }
   } finally {
