@@ -41,13 +41,28 @@ function privateKeyObject(privateKeyPkcs8: Uint8Array): KeyObject {
   return key;
 }
 
-/** A node:crypto public KeyObject of a raw 32-byte Ed25519 public key. */
+/** Public KeyObjects made lately, by raw key (making one costs as much as a verify). */
+const PUBLIC_KEY_CACHE = 1024;
+const publicKeys = new Map<string, KeyObject>();
+
+/**
+ * A node:crypto public KeyObject of a raw 32-byte Ed25519 public key. The last
+ * PUBLIC_KEY_CACHE keys' objects are kept (a log audit or a busy server verifies the
+ * same signers again and again); a public key is no secret.
+ */
 export function publicKeyObject(publicKey: Uint8Array): KeyObject {
   if (!isKey(publicKey)) throw new TypeError('an Ed25519 public key is 32 bytes');
-  const der = new Uint8Array(SPKI_HEADER.length + publicKey.length);
-  der.set(SPKI_HEADER, 0);
-  der.set(publicKey, SPKI_HEADER.length);
-  return createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
+  const id = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('base64');
+  let key = publicKeys.get(id);
+  if (key === undefined) {
+    const der = new Uint8Array(SPKI_HEADER.length + publicKey.length);
+    der.set(SPKI_HEADER, 0);
+    der.set(publicKey, SPKI_HEADER.length);
+    key = createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
+    if (publicKeys.size >= PUBLIC_KEY_CACHE) publicKeys.delete(publicKeys.keys().next().value!);
+    publicKeys.set(id, key);
+  }
+  return key;
 }
 
 /** The raw 32-byte public key of a PKCS#8 Ed25519 private key. */

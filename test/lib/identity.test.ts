@@ -253,6 +253,27 @@ test('generated keys sign, and verifyBytes agrees with node:crypto and never thr
   assert.throws(() => didFromPublicKey(new Uint8Array(33)));
 });
 
+test('verifyBytes keeps recent keys: answers agree with node:crypto across many keys, evictions, and a key reused from a view', () => {
+  const msg = new Uint8Array(randomBytes(64));
+  const keys = Array.from({ length: 1_200 }, (_, i) => {
+    const privateKeyPkcs8 = privateKeyFromSeed(new Uint8Array(32).fill(0).map((_, j) => (i * 31 + j) & 0xff));
+    return { publicKey: publicKeyFromPrivateKey(privateKeyPkcs8), sig: signBytes(privateKeyPkcs8, msg) };
+  });
+  // twice over, more keys than are kept: each key verifies its own signature only
+  for (let round = 0; round < 2; round++) {
+    keys.forEach((k, i) => {
+      assert.ok(verifyBytes(k.publicKey, msg, k.sig), `key ${i}`);
+      assert.not.ok(verifyBytes(keys[(i + 1) % keys.length]!.publicKey, msg, k.sig), `key ${i + 1} with ${i}'s signature`);
+    });
+  }
+  // the same key's bytes inside a larger buffer (a view at an offset) is the same key
+  const pool = new Uint8Array(100);
+  pool.set(keys[5]!.publicKey, 17);
+  assert.ok(verifyBytes(pool.subarray(17, 49), msg, keys[5]!.sig));
+  pool[20] ^= 1;
+  assert.not.ok(verifyBytes(pool.subarray(17, 49), msg, keys[5]!.sig), 'a changed byte is another key');
+});
+
 test('signature text forms: 88-character base64 and 128-character hex', () => {
   const sig = new Uint8Array(randomBytes(64));
   const b64 = Buffer.from(sig).toString('base64');

@@ -25,7 +25,8 @@ function randomRecord(next: () => number): SignatureRecord {
   const maybe = <T>(v: T): T | null => (next() < 0.5 ? null : v);
   const record: SignatureRecord = {
     file_hash: HEX('a'), signer: `~${'b'.repeat(43)}`, signed_at: Math.floor(next() * 2 ** 45), intent: 'Authorship',
-    ai_generation: maybe('none'), content_rights: maybe({ license: randomString(next), year: Math.floor(next() * 3000) }),
+    ai_generation: maybe('None'),
+    content_rights: maybe({ license: { Custom: randomString(next) }, commercial_licensing: maybe('ContactForTerms'), ai_training: null, contact_preference: null }),
     integrity_report: maybe({ score: next(), notes: [randomString(next), 1e21, -0.5] }),
     perceptual_hash: maybe({ hash_type: 'dHash', hash_value: HEX('c').slice(0, 16) }),
     comment: maybe(randomString(next)), supersedes: maybe(HEX('d')), expires_at: maybe(Math.floor(next() * 2 ** 45)),
