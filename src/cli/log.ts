@@ -8,13 +8,19 @@
 // must have an entry. Resumable: progress is kept per origin beside the remembered
 // checkpoints (the builder's right edge, which is all it needs), so a second run starts
 // where the first stopped. A progress line on a terminal.
+//
+// Speed: an entry's Ed25519 check costs ~25x the hashing of its bytes, so the checks run
+// in worker threads (workers/log-entries.ts, PROVENANT_WORKERS of them, by default one
+// per core) while this thread fetches the next tiles (FETCH_AHEAD), hashes the entries and
+// builds the tree; progress is saved only once every check before it has come back.
 import { createHash, randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeLogEntry, verifyLogEntrySignature } from '../lib/log-entry.js';
 import { decodeBase64, encodeBase64, hashEqual, leafHashInto } from '../lib/tlog/hash.js';
 import { decodeEntryBundle, entriesPath, tilePath, TileBuilder, tileWidthAt, TILE_WIDTH, type TileData } from '../lib/tlog/tiles.js';
 import { visible } from '../lib/terminal-text.js';
+import { createFingerprintPool } from '../pool/index.js';
+import type { LogEntriesOutcome, LogEntriesTask } from '../../workers/log-entries.js';
 import type { Command } from './command.js';
 import { fetchBytes, LogForkError, logStateDir, viewLog } from './log-client.js';
 import { FORK_EXIT } from './verify.js';
@@ -36,6 +42,8 @@ interface Progress {
   signatures: number;
   unsigned: number;
   notSelfContained: number;
+  /** Record entries seen (the reservoir's count; absent in files of older versions). */
+  records?: number;
   /** File hashes of record entries seen: a reservoir sample (every record's is too many to keep). */
   sample: string[];
 }
@@ -61,6 +69,11 @@ function load(file: string): Progress | null {
 
 class AuditFailure extends Error {}
 
+/** Tiles fetched ahead of the one being hashed. */
+const FETCH_AHEAD = 4;
+/** Bundles whose checks may be outstanding in the workers while later tiles are hashed. */
+const CHECKS_AHEAD = 16;
+
 async function audit(server: string, sampleSize: number, restart: boolean): Promise<string[]> {
   const view = await viewLog(server);
   const { origin, size, rootHash } = view.checkpoint.checkpoint;
@@ -82,50 +95,86 @@ async function audit(server: string, sampleSize: number, restart: boolean): Prom
   builder.takeTiles();
   const tty = process.stderr.isTTY === true;
   const started = progress.size;
+  const tiles = Math.ceil(size / TILE_WIDTH);
+  const firstTile = Math.floor(progress.size / TILE_WIDTH);
   const leaves = new Uint8Array(TILE_WIDTH * 32);
-  for (let tile = Math.floor(progress.size / TILE_WIDTH); tile * TILE_WIDTH < size; tile++) {
+  let recordsSeen = progress.records ?? 0;
+  const p = progress;
+
+  // the next tiles' bundles and hashes are fetched while this one is hashed
+  const fetchTile = (tile: number) => {
     const width = tileWidthAt(size, 0, tile);
-    const [bundle, hashes] = await Promise.all([fetchBytes(`${server}/log/${entriesPath(tile, width)}`), fetchBytes(`${server}/log/${tilePath({ level: 0, index: tile, width })}`)]);
-    if (bundle === null || hashes === null) throw new AuditFailure(`the server does not serve tile ${tile} at width ${width}`);
-    const entries = decodeEntryBundle(bundle, width);
-    const skip = builder.size - tile * TILE_WIDTH; // entries of a resumed partial tile already counted
-    entries.forEach((e, i) => leafHashInto(e, leaves, i * 32));
-    if (!hashEqual(leaves.subarray(0, width * 32), hashes)) throw new AuditFailure(`the level-0 tile ${tile} is not the hashes of its entries`);
-    for (let i = skip; i < width; i++) {
-      let entry;
-      try {
-        entry = decodeLogEntry(entries[i]!);
-      } catch (err) {
-        throw new AuditFailure(`entry ${tile * TILE_WIDTH + i}: ${(err as Error).message}`);
-      }
-      if (entry.kind === 'thumbnail') progress.unsigned += 1;
-      else if (entry.kind === 'record' && !('record' in entry)) progress.notSelfContained += 1;
-      else if (!verifyLogEntrySignature(entry)) throw new AuditFailure(`entry ${tile * TILE_WIDTH + i}: its ${entry.kind}'s signature does not verify`);
-      else progress.signatures += 1;
-      if (entry.kind === 'record' && 'record' in entry) {
+    return Promise.all([fetchBytes(`${server}/log/${entriesPath(tile, width)}`), fetchBytes(`${server}/log/${tilePath({ level: 0, index: tile, width })}`)]);
+  };
+  const fetching = new Map<number, Promise<[Uint8Array | null, Uint8Array | null]>>();
+  const fetchAhead = (from: number) => {
+    for (let t = from; t < Math.min(tiles, from + FETCH_AHEAD); t++) {
+      if (fetching.has(t)) continue;
+      const f = fetchTile(t);
+      f.catch(() => undefined); // awaited in turn; one failing while another is awaited is not unhandled
+      fetching.set(t, f);
+    }
+  };
+
+  // the entries' checks (canonical form, signatures) run in worker threads, in tile order
+  const pool = createFingerprintPool({ taskTimeoutMs: 10 * 60_000, maxQueue: 1024 });
+  const checking: Promise<LogEntriesOutcome>[] = [];
+  const settle = async (keep: number) => {
+    while (checking.length > keep) {
+      const o = await checking.shift()!;
+      if (o.failure !== null) throw new AuditFailure(o.failure);
+      p.signatures += o.signatures;
+      p.unsigned += o.unsigned;
+      p.notSelfContained += o.notSelfContained;
+      p.entries += o.signatures + o.unsigned + o.notSelfContained;
+      for (const fileHash of o.fileHashes) {
         // reservoir sample of the logged files
-        const seen = progress.entries + 1;
-        if (progress.sample.length < sampleSize) progress.sample.push(entry.record.file_hash);
-        else if (randomInt(seen) < sampleSize) progress.sample[randomInt(sampleSize)] = entry.record.file_hash;
+        recordsSeen += 1;
+        if (p.sample.length < sampleSize) p.sample.push(fileHash);
+        else if (randomInt(recordsSeen) < sampleSize) p.sample[randomInt(sampleSize)] = fileHash;
       }
-      progress.entries += 1;
-      builder.appendLeafHash(leaves.slice(i * 32, i * 32 + 32));
+      p.records = recordsSeen;
     }
-    // higher full tiles made on the way: the served ones must be the same
-    for (const [key, data] of served) {
-      const [level, index] = key.split('/').map(Number) as [number, number];
-      const got = await fetchBytes(`${server}/log/${tilePath({ level, index, width: TILE_WIDTH })}`);
-      if (got === null || !hashEqual(got, data)) throw new AuditFailure(`the served tile ${tilePath({ level, index, width: TILE_WIDTH })} is not the one its entries make`);
+  };
+  try {
+    for (let tile = firstTile; tile < tiles; tile++) {
+      fetchAhead(tile);
+      const width = tileWidthAt(size, 0, tile);
+      const [bundle, hashes] = await fetching.get(tile)!;
+      fetching.delete(tile);
+      if (bundle === null || hashes === null) throw new AuditFailure(`the server does not serve tile ${tile} at width ${width}`);
+      const entries = decodeEntryBundle(bundle, width);
+      const skip = builder.size - tile * TILE_WIDTH; // entries of a resumed partial tile already counted
+      entries.forEach((e, i) => leafHashInto(e, leaves, i * 32));
+      if (!hashEqual(leaves.subarray(0, width * 32), hashes)) throw new AuditFailure(`the level-0 tile ${tile} is not the hashes of its entries`);
+      for (let i = skip; i < width; i++) builder.appendLeafHash(leaves.slice(i * 32, i * 32 + 32));
+      // the bundle's own buffer (fetchBytes makes one per answer) goes to a worker
+      const task: LogEntriesTask = { bundle: bundle.buffer as ArrayBuffer, width, skip, first: tile * TILE_WIDTH };
+      const check = pool.run<LogEntriesOutcome>('log-entries', task, [task.bundle]);
+      check.catch(() => undefined); // settled in order below
+      checking.push(check);
+      await settle(CHECKS_AHEAD);
+      // higher full tiles made on the way: the served ones must be the same
+      for (const [key, data] of served) {
+        const [level, index] = key.split('/').map(Number) as [number, number];
+        const got = await fetchBytes(`${server}/log/${tilePath({ level, index, width: TILE_WIDTH })}`);
+        if (got === null || !hashEqual(got, data)) throw new AuditFailure(`the served tile ${tilePath({ level, index, width: TILE_WIDTH })} is not the one its entries make`);
+      }
+      served.clear();
+      if (width === TILE_WIDTH && (tile % 64 === 63 || (tile + 1) * TILE_WIDTH >= size)) {
+        // progress is saved only for entries whose checks have all come back
+        await settle(0);
+        const partial = builder.takeTiles().filter((t) => t.width < TILE_WIDTH);
+        progress.size = builder.size;
+        progress.edge = partial.map((t) => ({ level: t.level, index: t.index, width: t.width, data: encodeBase64(t.data) }));
+        for (const t of partial) edge.set(`${t.level}/${t.index}`, t.data);
+        save(file, progress);
+      }
+      if (tty) process.stderr.write(`\r${visible(origin)}: ${builder.size} of ${size} entries (${Math.floor((100 * builder.size) / Math.max(size, 1))} %)   `);
     }
-    served.clear();
-    if (width === TILE_WIDTH && (tile % 64 === 63 || (tile + 1) * TILE_WIDTH >= size)) {
-      const partial = builder.takeTiles().filter((t) => t.width < TILE_WIDTH);
-      progress.size = builder.size;
-      progress.edge = partial.map((t) => ({ level: t.level, index: t.index, width: t.width, data: encodeBase64(t.data) }));
-      for (const t of partial) edge.set(`${t.level}/${t.index}`, t.data);
-      save(file, progress);
-    }
-    if (tty) process.stderr.write(`\r${visible(origin)}: ${builder.size} of ${size} entries (${Math.floor((100 * builder.size) / Math.max(size, 1))} %)   `);
+    await settle(0);
+  } finally {
+    await pool.close();
   }
   if (tty) process.stderr.write('\n');
   if (!hashEqual(builder.root(), rootHash)) throw new AuditFailure(`the tree of the ${size} entries is not the checkpoint's root`);

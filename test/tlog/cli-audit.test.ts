@@ -2,6 +2,9 @@
 // loopback: a log of records, a revocation and a thumbnail checks; an entry changed in the
 // database behind the server's back (the served bundle no longer matches its tile) is
 // refused, exit 1; a fresh audit of a served log that is not the checkpoint's tree is too.
+// A log past 64 tiles: a second audit resumes where the first saved its progress and
+// counts on from there; a record logged with a signature that does not verify (checked
+// in the audit's worker threads) is refused with its index.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +14,8 @@ import { join } from 'node:path';
 import { apiRequest, startTestServer, testEngine } from '../helpers/server.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import { cli as runCli } from '../helpers/vault.js';
+import { agentKeyFromPublicKey, privateKeyFromSeed, publicKeyFromPrivateKey } from '../../src/lib/identity.js';
+import { signRecord, type SignatureRecord } from '../../src/lib/records.js';
 
 const engine = testEngine(import.meta.url);
 
@@ -50,6 +55,60 @@ test('log audit: a sound log checks; a tampered entry is refused', async () => {
     const bad = await cli(['log', 'audit', '--server', srv.url, '--restart'], env);
     assert.is(bad.code, 1, bad.out);
     assert.match(bad.err, /the log does not check: the level-0 tile 0 is not the hashes of its entries/);
+  } finally {
+    await srv.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('log audit: a second run resumes where the first saved; a record whose signature does not verify is refused', async () => {
+  const srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' }, { engine });
+  const work = mkdtempSync(join(tmpdir(), 'provenant-audit-'));
+  const env = { XDG_CONFIG_HOME: join(work, 'config') };
+  try {
+    await srv.deps.transparencyLog.checkpointer.close();
+    const { user } = await srv.register();
+    const key = privateKeyFromSeed(new Uint8Array(32).fill(9));
+    const signer = agentKeyFromPublicKey(publicKeyFromPrivateKey(key));
+    const charge = {
+      userId: user.id, orgId: null, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
+      decide: (_usage: unknown, n: number) => ({ quota: 'personal' as const, orgId: null, overage: new Array<boolean>(n).fill(false) }),
+    };
+    let made = 0;
+    const store = async (n: number, forge = false) => {
+      const rows = Array.from({ length: n }, () => {
+        const record: SignatureRecord = {
+          file_hash: randomBytes(32).toString('hex'), signer, signed_at: 1_767_225_600_000 + made++, intent: 'Authorship', ai_generation: null,
+          content_rights: null, integrity_report: null, perceptual_hash: null, comment: null, supersedes: null, expires_at: null, tags: null,
+        };
+        const signed = signRecord(record, key);
+        // forged: a signature of another record (a valid signature, not of these bytes)
+        const signature = forge ? signRecord({ ...record, comment: 'not this' }, key).signature : signed.signature;
+        return { record, signature, action_hash: signed.action_hash, userId: user.id, appId: null, source: 'vault' as const };
+      });
+      await srv.deps.store.signatures.insertSignatures(rows, charge);
+      await srv.deps.transparencyLog.checkpointer.tick();
+    };
+    // 64 full tiles and then some: progress is saved after tile 63
+    for (let i = 0; i < 8; i++) await store(2_050);
+    const first = await cli(['log', 'audit', '--server', srv.url], env);
+    assert.is(first.code, 0, first.err);
+    assert.match(first.out, /16400 entries, root matches the checkpoint/);
+    assert.match(first.out, /16400 entries read now; 16400 signatures re-verified/);
+
+    await store(100);
+    const second = await cli(['log', 'audit', '--server', srv.url], env);
+    assert.is(second.code, 0, second.err);
+    assert.match(second.out, /16500 entries, root matches the checkpoint/);
+    assert.match(second.out, /116 entries read now \(resumed at 16384\); 16500 signatures re-verified/);
+
+    await store(1, true);
+    const forged = await cli(['log', 'audit', '--server', srv.url], env);
+    assert.is(forged.code, 1, forged.out);
+    assert.match(forged.err, /the log does not check: entry 16500: its record's signature does not verify/);
+    const again = await cli(['log', 'audit', '--server', srv.url, '--restart'], env);
+    assert.is(again.code, 1, again.out);
+    assert.match(again.err, /entry 16500: its record's signature does not verify/);
   } finally {
     await srv.close();
     rmSync(work, { recursive: true, force: true });
