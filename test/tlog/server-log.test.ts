@@ -8,7 +8,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash, createPublicKey, randomBytes, verify as edVerify } from 'node:crypto';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import canonicalize from 'canonicalize';
@@ -282,6 +282,47 @@ test('upgrade: records, revocations and thumbnails stored before the log are app
     assert.equal(decoded.map((e) => e.kind), ['record', 'record', 'record', 'revocation', 'thumbnail']);
   } finally {
     await again.close();
+  }
+});
+
+test('a node whose log key or origin differs from the one that signed the stored checkpoint does not start', async () => {
+  const srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' }, { engine });
+  const databaseUrl = srv.deps.config.databaseUrl;
+  const keyFile = join(srv.deps.config.secretsDir, 'log.key');
+  let original: Buffer;
+  try {
+    const u = await cellUser(srv);
+    assert.is((await apiRequest(srv.url, 'POST', `${S}/sign`, { token: u.token, body: { file_hash: hex() } })).status, 200);
+    await srv.deps.transparencyLog.checkpointer.tick();
+    original = readFileSync(keyFile);
+  } finally {
+    await new Promise((resolve) => srv.http.close(resolve));
+    await srv.deps.parts.close().catch(() => undefined);
+  }
+  const env = (extra: Record<string, string> = {}) => ({ PROVENANT_RATE_LIMIT: 'off', PROVENANT_DATA_DIR: srv.dataDir, ...(databaseUrl === null ? {} : { PROVENANT_DATABASE_URL: databaseUrl }), ...extra });
+  try {
+    // another log.key (jwt.key and cell.key the same: the secrets fingerprint does not see it)
+    writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+    await startTestServer(env(), { engine }).then(
+      async (s) => { await s.close(); assert.unreachable('a node with another log key started'); },
+      (err: Error) => assert.match(err.message, /the log's stored checkpoint is not signed by this node's log key localhost\/log\+[0-9a-f]{8}\+/),
+    );
+    // the same key under another origin (PROVENANT_BASE_URL)
+    writeFileSync(keyFile, original, { mode: 0o600 });
+    await startTestServer(env({ PROVENANT_BASE_URL: 'https://other.example' }), { engine }).then(
+      async (s) => { await s.close(); assert.unreachable('a node with another origin started'); },
+      (err: Error) => assert.match(err.message, /not signed by this node's log key other\.example\/log\+/),
+    );
+    // both as they were: it starts, and serves the stored checkpoint
+    const again = await startTestServer(env(), { engine });
+    try {
+      const vkey = (await getText(again, '/log/key')).text.trim();
+      assert.is(verifyCheckpoint((await getText(again, '/log/checkpoint')).text, { logKeys: [vkey] }).checkpoint.size, 1);
+    } finally {
+      await again.close();
+    }
+  } finally {
+    rmSync(srv.dataDir, { recursive: true, force: true });
   }
 });
 

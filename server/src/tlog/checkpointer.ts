@@ -9,7 +9,7 @@
 // whoever computes them (Ed25519 signatures are deterministic), and saveCheckpoint
 // stores only a size above the stored one, so a node that lost the race drops its work.
 import {
-  formatNote, parseCheckpoint, parseNote, proveConsistency, signCheckpoint, tileHashReader, TileBuilder,
+  formatNote, parseCheckpoint, parseNote, proveConsistency, signCheckpoint, tileHashReader, TileBuilder, TlogError, verifyCheckpoint,
   type HashReader, type NoteSignature, type TileCoord, type TileReader,
 } from 'provenant';
 import type { Logger } from '../log.js';
@@ -120,6 +120,7 @@ export class Checkpointer {
 
   private async round(first: boolean): Promise<void> {
     const stored = await this.store.latestCheckpoint();
+    if (stored !== null) this.checkOwnKey(stored);
     this.latest = stored;
     const size = await this.store.size();
     const storedSize = stored?.size ?? 0;
@@ -152,6 +153,24 @@ export class Checkpointer {
     this.latest = { size, note };
     this.log.debug('transparency log: checkpoint', { size });
     await this.sendToWitnesses(this.latest, this.witnesses);
+  }
+
+  /**
+   * The stored checkpoint must be signed by this node's log key under its origin: a node
+   * with another log.key or PROVENANT_BASE_URL than the one that signed it would sign
+   * the same log under a second identity, which every client pinned to the first would
+   * refuse (or report as a fork). At start that stops the node (the composition root
+   * fails); later it stops this node's rounds, reported by /healthz.
+   */
+  private checkOwnKey(stored: StoredCheckpoint): void {
+    try {
+      verifyCheckpoint(stored.note, { logKeys: [this.identity.verifierKey] });
+    } catch (err) {
+      const why = err instanceof TlogError ? err.message : String(err);
+      throw new Error(
+        `the log's stored checkpoint is not signed by this node's log key ${this.identity.verifierKey} (${why}): every node of a log must share the secrets directory's log.key and PROVENANT_BASE_URL`,
+      );
+    }
   }
 
   /** Sends `checkpoint` to `witnesses` at once; stores it with the cosignatures it had and those it got. */
