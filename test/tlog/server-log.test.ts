@@ -19,6 +19,7 @@ import { apiRequest, startTestServer, testEngine, type TestServer } from '../hel
 import { createServerCell } from '../../server/src/domain/cells.js';
 import { agentKeyPublicBytes } from './agent-key.js';
 import { Checkpointer } from '../../server/src/tlog/checkpointer.js';
+import type { SignatureRecord } from '../../src/lib/records.js';
 
 const S = '/api/v1/sign-it';
 const engine = testEngine(import.meta.url);
@@ -254,12 +255,27 @@ test('GET /verify: each signature\'s log_index, null until a checkpoint covers i
 
 test('upgrade: records, revocations and thumbnails stored before the log are appended first, in stored order', async () => {
   const srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' }, { engine });
+  const batch: string[] = [];
+  const hashes: string[] = [];
   try {
     const u = await cellUser(srv);
-    const hashes: string[] = [];
     for (let i = 0; i < 3; i++) hashes.push((await apiRequest(srv.url, 'POST', `${S}/sign`, { token: u.token, body: { file_hash: hex() } })).body.action_hash);
     assert.is((await apiRequest(srv.url, 'POST', `${S}/revoke`, { token: u.token, body: { action_hash: hashes[0] } })).status, 200);
     assert.is((await apiRequest(srv.url, 'POST', `${S}/set-thumbnail`, { token: u.token, body: { action_hash: hashes[2], thumbnail: 'data:image/png;base64,BBBB' } })).status, 200);
+    // then 2,500 records in one batch (the backfill reads its events a thousand at a time)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const rows = Array.from({ length: 2_500 }, (_, i) => ({
+      record: {
+        file_hash: hex(), signer: `uhCAk${randomBytes(36).toString('base64url')}`, signed_at: 1_767_225_600_000 + i, intent: 'Authorship', ai_generation: null, content_rights: null,
+        integrity_report: null, perceptual_hash: null, comment: null, supersedes: null, expires_at: null, tags: null,
+      } satisfies SignatureRecord,
+      signature: randomBytes(64).toString('base64'), action_hash: hex(), userId: u.userId, appId: null, source: 'vault' as const,
+    }));
+    await srv.deps.store.signatures.insertSignatures(rows, {
+      userId: u.userId, orgId: null, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
+      decide: (_usage, n) => ({ quota: 'personal', orgId: null, overage: new Array<boolean>(n).fill(false) }),
+    });
+    batch.push(...rows.map((r) => r.action_hash));
     // the database as it was before migration 012 / 008: no log tables, the migration not applied
     const sql = await srv.sql();
     await sql.run('DROP TABLE log_entries');
@@ -277,9 +293,13 @@ test('upgrade: records, revocations and thumbnails stored before the log are app
   try {
     const vkey = (await getText(again, '/log/key')).text.trim();
     const { checkpoint } = verifyCheckpoint((await getText(again, '/log/checkpoint')).text, { logKeys: [vkey] });
-    assert.is(checkpoint.size, 5);
-    const decoded = decodeEntryBundle((await getText(again, '/log/tile/entries/000.p/5')).bytes, 5).map((e) => JSON.parse(Buffer.from(e).toString('utf8')) as { kind: string });
-    assert.equal(decoded.map((e) => e.kind), ['record', 'record', 'record', 'revocation', 'thumbnail']);
+    assert.is(checkpoint.size, 2_505);
+    const decoded = decodeEntryBundle((await getText(again, '/log/tile/entries/000')).bytes, 256).map((e) => JSON.parse(Buffer.from(e).toString('utf8')) as { kind: string; action_hash: string });
+    assert.equal(decoded.slice(0, 5).map((e) => e.kind), ['record', 'record', 'record', 'revocation', 'thumbnail']);
+    assert.equal(decoded.slice(0, 5).map((e) => e.action_hash), [...hashes, hashes[0], hashes[2]]);
+    // the batch after them, in its order, across the backfill's thousands and the tiles
+    const all = await again.deps.transparencyLog.store.entries(0, 2_505);
+    assert.equal(all.slice(5).map((e) => (JSON.parse(Buffer.from(e).toString('utf8')) as { action_hash: string }).action_hash), batch);
   } finally {
     await again.close();
   }

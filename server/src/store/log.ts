@@ -56,6 +56,9 @@ export interface NewLogEntry {
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
 
+/** Events whose entries the backfill makes per query (and appends per statement). */
+const BACKFILL_BATCH = 1_000;
+
 /** Databases whose backfill was read back as done (committed; it never becomes undone). */
 const backfilled = new WeakSet<Db>();
 
@@ -113,30 +116,39 @@ async function backfillIn(db: Db, tx: Queryable, exclude: ReadonlySet<string> = 
     backfilled.add(db);
     return 0;
   }
-  type Stored = { at: number; order: number; seq: number; entry: NewLogEntry };
-  const stored: Stored[] = [];
-  const records = await tx.all<{ seq: number; action_hash: string; record: string; signature: string; published_at: number }>(
-    'SELECT seq, action_hash, record, signature, published_at FROM signatures ORDER BY seq',
-  );
-  for (const r of records) stored.push({ at: Number(r.published_at), order: 0, seq: Number(r.seq), entry: recordLogEntry(r.action_hash, JSON.parse(r.record) as SignatureRecord, r.signature, Number(r.published_at)) });
-  const revocations = await tx.all<{ seq: number; action_hash: string; reason: string | null; revoked_at: number; signer: string; signature: string; created_at: number }>(
-    'SELECT s.seq, r.action_hash, r.reason, r.revoked_at, r.signer, r.signature, r.created_at FROM revocations r JOIN signatures s ON s.action_hash = r.action_hash',
-  );
-  for (const r of revocations) {
-    stored.push({ at: Number(r.created_at), order: 1, seq: Number(r.seq), entry: revocationLogEntry({ action_hash: r.action_hash, reason: r.reason, revoked_at: Number(r.revoked_at), signer: r.signer, signature: r.signature }) });
+  // first the order alone (a few numbers per event: a large database's bodies are not
+  // all held at once), then the bodies a thousand at a time in that order
+  type Key = { at: number; order: 0 | 1 | 2; seq: number };
+  const keys: Key[] = [];
+  const order = async (sql: string, o: Key['order']) => {
+    for (const r of await tx.all<{ seq: number; at: number }>(sql)) keys.push({ at: Number(r.at), order: o, seq: Number(r.seq) });
+  };
+  await order('SELECT seq, published_at AS at FROM signatures', 0);
+  await order('SELECT s.seq, r.created_at AS at FROM revocations r JOIN signatures s ON s.action_hash = r.action_hash', 1);
+  await order('SELECT s.seq, t.set_at AS at FROM thumbnails t JOIN signatures s ON s.action_hash = t.action_hash', 2);
+  keys.sort((a, b) => a.at - b.at || a.order - b.order || a.seq - b.seq);
+  const d = db.dialect;
+  let appended = 0;
+  for (let i = 0; i < keys.length; i += BACKFILL_BATCH) {
+    const chunk = keys.slice(i, i + BACKFILL_BATCH);
+    const seqs = (o: Key['order']) => d.list(chunk.filter((k) => k.order === o).map((k) => k.seq));
+    const entries = new Map<string, NewLogEntry>();
+    for (const r of await tx.all<{ seq: number; action_hash: string; record: string; signature: string; published_at: number }>(
+      `SELECT seq, action_hash, record, signature, published_at FROM signatures WHERE ${d.inList('seq', 'bigint')}`, [seqs(0)],
+    )) entries.set(`0:${r.seq}`, recordLogEntry(r.action_hash, JSON.parse(r.record) as SignatureRecord, r.signature, Number(r.published_at)));
+    for (const r of await tx.all<{ seq: number; action_hash: string; reason: string | null; revoked_at: number; signer: string; signature: string }>(
+      `SELECT s.seq, r.action_hash, r.reason, r.revoked_at, r.signer, r.signature FROM revocations r JOIN signatures s ON s.action_hash = r.action_hash WHERE ${d.inList('s.seq', 'bigint')}`, [seqs(1)],
+    )) entries.set(`1:${r.seq}`, revocationLogEntry({ action_hash: r.action_hash, reason: r.reason, revoked_at: Number(r.revoked_at), signer: r.signer, signature: r.signature }));
+    for (const r of await tx.all<{ seq: number; action_hash: string; data: string }>(
+      `SELECT s.seq, t.action_hash, t.data FROM thumbnails t JOIN signatures s ON s.action_hash = t.action_hash WHERE ${d.inList('s.seq', 'bigint')}`, [seqs(2)],
+    )) entries.set(`2:${r.seq}`, thumbnailLogEntry(r.action_hash, r.data));
+    const batch = chunk.map((k) => entries.get(`${k.order}:${k.seq}`)!).filter((e) => !exclude.has(`${e.kind}:${e.action_hash}`));
+    await insertEntries(db, tx, batch);
+    appended += batch.length;
   }
-  const thumbnails = await tx.all<{ seq: number; action_hash: string; data: string; set_at: number }>(
-    'SELECT s.seq, t.action_hash, t.data, t.set_at FROM thumbnails t JOIN signatures s ON s.action_hash = t.action_hash',
-  );
-  for (const t of thumbnails) stored.push({ at: Number(t.set_at), order: 2, seq: Number(t.seq), entry: thumbnailLogEntry(t.action_hash, t.data) });
-  const before = stored.filter((s) => !exclude.has(`${s.entry.kind}:${s.entry.action_hash}`));
-  stored.length = 0;
-  stored.push(...before);
-  stored.sort((a, b) => a.at - b.at || a.order - b.order || a.seq - b.seq);
-  for (let i = 0; i < stored.length; i += 1_000) await insertEntries(db, tx, stored.slice(i, i + 1_000).map((s) => s.entry));
   await tx.run(`UPDATE log_state SET backfilled = ${db.dialect.true} WHERE id = 1`);
   // not remembered in memory until read back committed: a rollback undoes the flag too
-  return stored.length;
+  return appended;
 }
 
 export function createLogStore(db: Db, feed: { write<T>(work: (tx: Queryable, w: { serialise(): Promise<void> }) => Promise<T>): Promise<T> }): TransparencyLogStore {
