@@ -7,8 +7,7 @@
 // assertion even in a cropped copy whose hash and fingerprint match nothing.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -21,6 +20,7 @@ import { sha256Hex } from '../../src/lib/sha256.js';
 import { generateSigningKey } from '../../src/lib/identity.js';
 import { verifyRecord } from '../../src/browser.js'; // @noble/curves: an Ed25519 implementation other than the server's
 import type { CredentialsFound } from '../../src/lib/content-credentials.js';
+import { tempDir } from '../helpers/temp.js';
 
 const S = '/api/v1/sign-it';
 const FIX = join(import.meta.dirname, '..', 'fixtures');
@@ -109,7 +109,7 @@ test('part 2: vault sign --c2pa writes a copy whose assertion carries the record
   await srv.register(email, { password: 'correct horse battery staple' });
   assert.is((await cli(['vault', 'init'], env)).status, 0);
   assert.is((await cli(['vault', 'link', '--email', email, '--password-stdin'], env, 'correct horse battery staple\n')).status, 0);
-  const out = join(mkdtempSync(join(tmpdir(), 'provenant-c2pa-')), 'signed.jpg');
+  const out = join(tempDir('provenant-c2pa-'), 'signed.jpg');
   const refused = await cli(['vault', 'sign', PHOTO, '--c2pa', out, '--yes'], env);
   assert.is(refused.status, 2, refused.stderr);
   assert.match(refused.stderr, /--ai-generation/);

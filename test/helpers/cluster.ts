@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './redis.js';
+import { tempDir } from './temp.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -146,7 +147,7 @@ export async function startTwoNodes(env: Record<string, string>): Promise<[NodeP
 export async function clusterAdmin(env: Record<string, string>, args: string[], stdin?: string): Promise<any> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'admin', ...args], {
     cwd: root,
-    env: { ...process.env, ...env, PROVENANT_DATA_DIR: mkdtempSync(join(tmpdir(), 'provenant-admin-')) },
+    env: { ...process.env, ...env, PROVENANT_DATA_DIR: tempDir('provenant-admin-') },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';

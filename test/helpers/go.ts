@@ -4,11 +4,12 @@
 // missing the suites that need it are skipped and say why; under CI=true that is a
 // failure (.ci/run installs golang-go and golang-golang-x-mod-dev).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { tempDir } from './temp.js';
 
 export const GOPATH = '/usr/share/gocode';
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -38,7 +39,7 @@ let built: string | undefined;
 /** Builds test/go/tlogref (once per process) and returns the binary's path. */
 export function tlogref(): string {
   if (built !== undefined) return built;
-  const out = join(mkdtempSync(join(tmpdir(), 'provenant-tlogref-')), 'tlogref');
+  const out = join(tempDir('provenant-tlogref-'), 'tlogref');
   const env = {
     ...process.env,
     GOPATH,

@@ -3,9 +3,8 @@
 // 'postgres', a fresh database on the test process's throwaway PostgreSQL), port 0 on
 // 127.0.0.1, rate limits on unless overridden, logging silent.
 import { createPublicKey, generateKeyPairSync, sign as edSign, type KeyObject } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseFile, loadConfig } from '../../server/src/config.js';
 import type { ServerDeps } from '../../server/src/deps.js';
@@ -18,6 +17,7 @@ import { agentKeyFromPublicKey } from '../../src/lib/identity.js';
 import * as assert from 'uvu/assert';
 import { sharedPostgres } from './postgres.js';
 import { contractError, watchContract } from './contract.js';
+import { tempDir } from './temp.js';
 
 export type TestEngine = 'sqlite' | 'postgres';
 
@@ -100,7 +100,7 @@ let counter = 0;
 
 export async function startTestServer(envOverrides: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const { engine = testEngine(import.meta.url), ...composeOptions } = options;
-  const dataDir = mkdtempSync(join(tmpdir(), 'provenant-test-'));
+  const dataDir = tempDir('provenant-test-');
   const databaseUrl = engine === 'postgres' ? await (await sharedPostgres()).createDatabase() : undefined;
   const config = loadConfig({
     PORT: '0',

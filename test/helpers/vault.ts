@@ -1,9 +1,8 @@
 // The `provenant` command as a child process for the vault and verify suites: run from
 // the sources through tsx, asynchronously (the test server answers in this process).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from './temp.js';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export const PHOTO = join(ROOT, 'test/fixtures/media/fruits.jpg');
@@ -12,7 +11,7 @@ export interface CliRun { status: number | null; stdout: string; stderr: string 
 
 /** The environment of a vault in a fresh folder, talking to `server`: nothing inherited that names another vault. */
 export function vaultEnv(server: string, extra: Record<string, string> = {}): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'provenant-vault-'));
+  const dir = tempDir('provenant-vault-');
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PROVENANT_'))) as Record<string, string>;
   return { ...env, PROVENANT_SERVER: server, PROVENANT_VAULT_KEY: join(dir, 'vault', 'key.json'), XDG_CONFIG_HOME: dir, ...extra };
 }

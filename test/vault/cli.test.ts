@@ -5,8 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createServer } from 'node:net';
 import { didFromAgentKey } from '../../src/lib/identity.js';
@@ -14,6 +13,7 @@ import { verifyRecord } from '../../src/browser.js'; // @noble/curves: a second 
 import { verifyRecord as verifyRecordLib } from '../../src/lib/records.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { cli, PHOTO, vaultEnv } from '../helpers/vault.js';
+import { tempDir } from '../helpers/temp.js';
 
 const test = suite('vault CLI');
 let server: TestServer;
@@ -121,7 +121,7 @@ test('sign: shown, approved on stdin, published; the action hash is the one GET 
 
 test('over quota is said before anything is signed: three files on a free account (2 a month) publish none', async () => {
   const env = await linkedVault();
-  const dir = mkdtempSync(join(tmpdir(), 'provenant-files-'));
+  const dir = tempDir('provenant-files-');
   const files = [1, 2, 3].map((i) => {
     const f = join(dir, `copy${i}.jpg`);
     copyFileSync(PHOTO, f);

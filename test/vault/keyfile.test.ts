@@ -4,14 +4,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createDecipheriv, createPrivateKey, createPublicKey, scryptSync } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentKeyFromPublicKey, generateSigningKey } from '../../src/lib/identity.js';
 import { VaultCommandError } from '../../src/vault/errors.js';
 import { createKeyFile, openKeyFile } from '../../src/vault/keyfile.js';
+import { tempDir } from '../helpers/temp.js';
 
-const fresh = (): string => join(mkdtempSync(join(tmpdir(), 'provenant-key-')), 'vault', 'key.json');
+const fresh = (): string => join(tempDir('provenant-key-'), 'vault', 'key.json');
 
 function refusal(fn: () => unknown): string {
   try {
