@@ -7,10 +7,9 @@
 // a tile's canonical spelling, or a tile beyond the latest checkpoint, is 404.
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { buildProofBundle, encodeEntryBundle, parseTilePath, TILE_BYTES, TILE_WIDTH, tileWidthAt, TlogError, type ParsedTilePath } from 'provenant';
+import { buildProofBundle, encodeEntryBundle, parseTilePath, TILE_BYTES, TILE_WIDTH, tileHashReader, tilePath, tileWidthAt, TlogError, type ParsedTilePath, type TileCoord, type TileReader } from 'provenant';
 import { ApiError } from '../errors.js';
 import { parseHashQuery } from '../signit/schema.js';
-import { storedHashReader } from './checkpointer.js';
 import type { LogIdentity } from './log-key.js';
 import type { TransparencyLogStore } from './types.js';
 
@@ -49,6 +48,32 @@ export class ImmutableCache {
   }
 }
 
+/**
+ * The stored tiles as a TileReader that keeps full tiles in `cache` (the served tiles'
+ * cache, keyed by path): a proof's upper tiles are shared by every proof, so most proofs
+ * read only their level-0 tile from the store. A missing tile is an error, as in
+ * storedTileReader.
+ */
+export function cachedTileReader(store: TransparencyLogStore, cache: ImmutableCache): TileReader {
+  return {
+    async readTiles(coords: readonly TileCoord[]) {
+      const out: (Uint8Array | undefined)[] = coords.map((c) => (c.width === TILE_WIDTH ? cache.get(tilePath(c)) : undefined));
+      const missing = coords.flatMap((c, i) => (out[i] === undefined ? [i] : []));
+      if (missing.length > 0) {
+        const read = await store.readTiles(missing.map((i) => coords[i]!));
+        missing.forEach((i, k) => {
+          const c = coords[i]!;
+          const data = read[k];
+          if (!data) throw new Error(`tile ${c.level}/${c.index} of width ${c.width} is not stored`);
+          out[i] = data;
+          if (c.width === TILE_WIDTH && data.length === TILE_BYTES) cache.set(tilePath(c), Buffer.from(data));
+        });
+      }
+      return out as Uint8Array[];
+    },
+  };
+}
+
 /** The served size: the latest checkpoint's (0 when none yet). */
 async function checkpointSize(store: TransparencyLogStore): Promise<number> {
   return (await store.latestCheckpoint())?.size ?? 0;
@@ -77,6 +102,7 @@ async function tileBody(store: TransparencyLogStore, tile: ParsedTilePath): Prom
 export function transparencyLogRouter({ store, identity }: { store: TransparencyLogStore; identity: LogIdentity }): Router {
   const router = new Router();
   const cache = new ImmutableCache();
+  const tiles = cachedTileReader(store, cache);
 
   router.get('/log/checkpoint', async (ctx) => {
     const checkpoint = await store.latestCheckpoint();
@@ -122,7 +148,7 @@ export function transparencyLogRouter({ store, identity }: { store: Transparency
     if (checkpoint === null || index >= checkpoint.size) {
       throw new ApiError('log_pending', undefined, { log_index: index }, { 'Retry-After': '1' });
     }
-    const bundle = await buildProofBundle({ index, checkpoint: checkpoint.note, reader: storedHashReader(store, checkpoint.size) });
+    const bundle = await buildProofBundle({ index, checkpoint: checkpoint.note, reader: tileHashReader(checkpoint.size, tiles) });
     ctx.set('Cache-Control', 'no-cache');
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = bundle;
