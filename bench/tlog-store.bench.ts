@@ -300,9 +300,8 @@ async function measure(engine: Engine): Promise<void> {
     const c = cpu();
     const t0 = performance.now();
     // GET /api/v1/sign-it/proof (routes.ts), minus HTTP
-    const index = await opened.log.recordIndex(hash);
+    const [index, checkpoint] = await Promise.all([opened.log.recordIndex(hash), opened.log.latestCheckpoint()]);
     if (index === null) throw new Error(`no entry for the record ${i}`);
-    const checkpoint = await opened.log.latestCheckpoint();
     if (checkpoint === null || index >= checkpoint.size) throw new Error('no checkpoint covers the entry');
     const t1 = performance.now();
     const bundle = await buildProofBundle({ index, checkpoint: checkpoint.note, reader: tileHashReader(checkpoint.size, tiles) });

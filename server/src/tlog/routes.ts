@@ -142,9 +142,10 @@ export function transparencyLogRouter({ store, identity }: { store: Transparency
 
   router.get('/api/v1/sign-it/proof', async (ctx) => {
     const actionHash = parseHashQuery(ctx.query.action_hash);
-    const index = await store.recordIndex(actionHash);
+    // at once: a checkpoint covering the index can only be stored after it, so any pair
+    // read is a proof or an honest log_pending
+    const [index, checkpoint] = await Promise.all([store.recordIndex(actionHash), store.latestCheckpoint()]);
     if (index === null) throw new ApiError('not_found', 'No record has this action hash.');
-    const checkpoint = await store.latestCheckpoint();
     if (checkpoint === null || index >= checkpoint.size) {
       throw new ApiError('log_pending', undefined, { log_index: index }, { 'Retry-After': '1' });
     }
