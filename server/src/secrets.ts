@@ -55,13 +55,16 @@ export class Secrets {
  * When the secrets directory is elsewhere and holds none of them yet, the old keys are
  * copied there (0600; the originals stay, so going back to the old setting still
  * works), instead of new keys being made that would lock out every session and cell.
- * Returns the names copied.
+ * `log.key` is copied whenever the secrets directory has none: the log of this data
+ * directory is signed by it. Returns the names copied.
  */
 export function adoptDataDirSecrets(dataDir: string, secretsDir: string): SecretName[] {
   const old = join(dataDir, 'secrets');
   if (resolve(old) === resolve(secretsDir)) return [];
-  if (SECRET_NAMES.some((name) => existsSync(join(secretsDir, name)))) return [];
-  const found = SECRET_NAMES.filter((name) => existsSync(join(old, name)));
+  const found = SECRET_NAMES.some((name) => existsSync(join(secretsDir, name))) ? [] : SECRET_NAMES.filter((name) => existsSync(join(old, name)));
+  // the log's key goes with the log (its checkpoints are signed by it: a new key would be
+  // a second identity, which the checkpointer refuses), whatever the other keys do
+  if (!existsSync(join(secretsDir, 'log.key')) && existsSync(join(old, 'log.key'))) found.push('log.key');
   if (found.length === 0) return [];
   mkdirSync(secretsDir, { recursive: true, mode: 0o700 });
   for (const name of found) writeFileSync(join(secretsDir, name), readFileSync(join(old, name)), { flag: 'wx', mode: 0o600 });

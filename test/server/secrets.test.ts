@@ -1,7 +1,9 @@
 // The secrets directory (PROVENANT_SECRETS_DIR, default $PROVENANT_DATA_DIR/secrets): keys
 // made on first start, 0600; a data directory from before the variable keeps working
 // when the variable points elsewhere (its keys are copied there once, the originals
-// stay); a secrets directory with keys of its own is never overwritten.
+// stay); a secrets directory with keys of its own is never overwritten. log.key goes with
+// the log: copied whenever the secrets directory has none, and a log signed by another
+// key does not start.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -48,7 +50,7 @@ test('an older data directory with PROVENANT_SECRETS_DIR set elsewhere: its keys
   const secretsDir = join(tempDir(), 'mounted');
   const after = await composeServer(configOf(dataDir, secretsDir));
   try {
-    for (const name of ['jwt.key', 'cell.key']) {
+    for (const name of ['jwt.key', 'cell.key', 'log.key']) {
       assert.equal(readFileSync(join(secretsDir, name)), readFileSync(join(dataDir, 'secrets', name)), `${name} copied as is`);
       assert.is(statSync(join(secretsDir, name)).mode & 0o777, 0o600);
     }
@@ -58,16 +60,34 @@ test('an older data directory with PROVENANT_SECRETS_DIR set elsewhere: its keys
   }
 });
 
-test('a secrets directory that holds keys keeps its own', async () => {
+test('a secrets directory that holds keys keeps its own; a log signed by another log key then refuses to start', async () => {
   const dataDir = tempDir();
   await (await composeServer(configOf(dataDir))).parts.close();
   const secretsDir = tempDir();
   await (await composeServer(configOf(tempDir(), secretsDir))).parts.close(); // its own keys
-  const own = readFileSync(join(secretsDir, 'jwt.key'));
-  await (await composeServer(configOf(dataDir, secretsDir))).parts.close();
-  assert.equal(readFileSync(join(secretsDir, 'jwt.key')), own);
-  assert.not.equal(own, readFileSync(join(dataDir, 'secrets', 'jwt.key')));
+  const own = ['jwt.key', 'log.key'].map((name) => readFileSync(join(secretsDir, name)));
+  // the data directory's log has a checkpoint signed by its own log.key, not this one
+  await composeServer(configOf(dataDir, secretsDir)).then(
+    async (deps) => { await deps.parts.close(); assert.unreachable('started with another log key'); },
+    (err: Error) => assert.match(err.message, /the log's stored checkpoint is not signed by this node's log key/),
+  );
+  assert.equal(['jwt.key', 'log.key'].map((name) => readFileSync(join(secretsDir, name))), own, 'not overwritten');
+  assert.not.equal(own[0], readFileSync(join(dataDir, 'secrets', 'jwt.key')));
   assert.ok(existsSync(join(dataDir, 'secrets', 'jwt.key')), 'the originals stay');
+});
+
+test('a secrets directory with keys of its own but no log.key takes the data directory\'s (the log is signed by it)', async () => {
+  const dataDir = tempDir();
+  await (await composeServer(configOf(dataDir))).parts.close();
+  const secretsDir = tempDir();
+  await (await composeServer(configOf(tempDir(), secretsDir))).parts.close();
+  rmSync(join(secretsDir, 'log.key'));
+  const own = readFileSync(join(secretsDir, 'jwt.key'));
+  const deps = await composeServer(configOf(dataDir, secretsDir));
+  await deps.parts.close();
+  assert.equal(readFileSync(join(secretsDir, 'log.key')), readFileSync(join(dataDir, 'secrets', 'log.key')));
+  assert.is(statSync(join(secretsDir, 'log.key')).mode & 0o777, 0o600);
+  assert.equal(readFileSync(join(secretsDir, 'jwt.key')), own, 'its own jwt.key kept');
 });
 
 test.run();
