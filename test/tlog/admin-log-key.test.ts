@@ -40,4 +40,22 @@ test('admin log-key prints the origin and the key of log.key', async () => {
   }
 });
 
+test('admin log-key with PROVENANT_SECRETS_DIR set elsewhere: the data directory\'s keys are adopted first, not new ones made', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'provenant-log-key-'));
+  const env = { PROVENANT_DATA_DIR: dir };
+  try {
+    // cell.key (a server cell), jwt.key (a session token), log.key: all made in the data directory
+    assert.is((await admin(['create-user', '--email', 'a@example.com', '--password-stdin', '--tier', 'premium', '--server-cell'], env)).code, 0);
+    assert.is((await admin(['session-token', '--email', 'a@example.com'], env)).code, 0);
+    const before = JSON.parse((await admin(['log-key'], env)).out) as { verifier_key: string };
+    const mounted = join(dir, 'mounted');
+    const moved = await admin(['log-key'], { ...env, PROVENANT_SECRETS_DIR: mounted });
+    assert.is(moved.code, 0, moved.err);
+    assert.is((JSON.parse(moved.out) as { verifier_key: string }).verifier_key, before.verifier_key);
+    for (const name of ['jwt.key', 'cell.key', 'log.key']) assert.equal(readFileSync(join(mounted, name)), readFileSync(join(dir, 'secrets', name)), name);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { ORG_TIERS, USER_TIERS, StoreConflictError, type OrgTier, type UserTier } from '../store/index.js';
 import { ConfigError, databaseFile, loadConfig } from '../config.js';
 import type { DomainDeps } from '../domain/deps.js';
-import { Secrets } from '../secrets.js';
+import { adoptDataDirSecrets, Secrets } from '../secrets.js';
 import { DomainError } from '../errors.js';
 import { createOrg, createUserAccount, setOrgTier, setUserTier, userByEmail } from '../domain/accounts.js';
 import { createApp, sessionToken } from '../domain/apps.js';
@@ -326,6 +326,9 @@ export async function admin(argv: string[], io: CliIo = process): Promise<number
         `no database at ${file}: give the server's data directory (--data-dir or PROVENANT_DATA_DIR), or create one with the first user (provenant admin create-user)`,
       );
     }
+    // the server's adoption of an older data directory's keys (root.ts), before a key is
+    // read: else a first command with PROVENANT_SECRETS_DIR set would make new ones there
+    adoptDataDirSecrets(config.dataDir, config.secretsDir);
     deps = { store: await openStore({ databaseUrl: config.databaseUrl, sqliteFile: file }), secrets: new Secrets(config.secretsDir) };
     if (fresh) io.stderr.write(`provenant admin: created a new database at ${file}\n`);
     const result = await sub.run(deps, input);
