@@ -1,7 +1,7 @@
 // Configuration by environment variables (decisions.md 10), validated once at start:
 // a bad value throws ConfigError with one line naming the variable.
 import { join, resolve } from 'node:path';
-import { CREDENTIALS_TIMEOUT_MS, FINGERPRINT_TIMEOUT_MS, parseVerifierKey, SIG_COSIGNATURE_V1, workersFromEnv } from 'provenant';
+import { CREDENTIALS_TIMEOUT_MS, FINGERPRINT_TIMEOUT_MS, isValidKeyName, parseVerifierKey, SIG_COSIGNATURE_V1, workersFromEnv } from 'provenant';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -40,6 +40,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** The transparency log's witnesses (PROVENANT_LOG_WITNESSES: `<vkey> <url>[,...]`; docs/transparency-log.md). */
   logWitnesses: LogWitnessConfig[];
+  /** The log's origin (PROVENANT_LOG_ORIGIN); null: the host of PROVENANT_BASE_URL and `/log` (tlog/log-key.ts). */
+  logOrigin: string | null;
   workers: number;
   /** The time limit of fingerprinting one upload, in ms (spec 8: 60 s, the library's FINGERPRINT_TIMEOUT_MS; PROVENANT_FINGERPRINT_TIMEOUT_MS): the pool's deadline per task, passed down to every decoder. */
   fingerprintTimeoutMs: number;
@@ -190,6 +192,11 @@ export function loadConfig(env: Env = process.env): Config {
 
   const webhookAllowPrivate = flag(env, 'PROVENANT_WEBHOOK_ALLOW_PRIVATE', false, '1', '0');
   const logWitnesses = witnesses(env, 'PROVENANT_LOG_WITNESSES');
+  const logOrigin = read(env, 'PROVENANT_LOG_ORIGIN') ?? null;
+  // the checkpoint's first line and the log key's name: printable ASCII, no space, no '+'
+  if (logOrigin !== null && !(/^[\x21-\x7e]{1,255}$/.test(logOrigin) && isValidKeyName(logOrigin))) {
+    throw new ConfigError('PROVENANT_LOG_ORIGIN', `not a log origin (printable ASCII without spaces or "+", e.g. "provenant.example/log"): "${logOrigin}"`);
+  }
   let workers: number;
   try {
     workers = workersFromEnv(read(env, 'PROVENANT_WORKERS'));
@@ -245,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom,
     webhookAllowPrivate,
     logWitnesses,
+    logOrigin,
     workers,
     fingerprintTimeoutMs,
     decoderMemoryMb,

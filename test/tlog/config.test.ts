@@ -1,6 +1,6 @@
 // PROVENANT_LOG_WITNESSES (issue 27): `<vkey> <url>[,<vkey> <url> ...]`, cosignature/v1
 // keys and http(s) URLs without credentials, query or fragment; anything else refused at
-// start naming the variable. The log's origin from PROVENANT_BASE_URL.
+// start naming the variable. The log's origin: PROVENANT_LOG_ORIGIN, else from PROVENANT_BASE_URL.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SIG_COSIGNATURE_V1, SIG_ED25519, verifierOf } from 'provenant';
@@ -35,6 +35,20 @@ test('the origin: the base URL\'s host (and port) + /log; localhost/log without 
   assert.is(logOrigin(loadConfig({ PROVENANT_BASE_URL: 'https://provenant.example' })), 'provenant.example/log');
   assert.is(logOrigin(loadConfig({ PROVENANT_BASE_URL: 'http://provenant.example:8443/' })), 'provenant.example:8443/log');
   assert.is(logOrigin(loadConfig({ PORT: '9999' })), 'localhost/log');
+});
+
+test('PROVENANT_LOG_ORIGIN sets the origin over the base URL; a bad one is refused naming the variable', () => {
+  assert.is(logOrigin(loadConfig({ PROVENANT_BASE_URL: 'https://new.example', PROVENANT_LOG_ORIGIN: 'old.example/log' })), 'old.example/log');
+  assert.is(logOrigin(loadConfig({ PROVENANT_LOG_ORIGIN: 'example.com/tlog/v1' })), 'example.com/tlog/v1');
+  for (const value of ['a b/log', 'a+b/log', 'caf\u00e9.example/log', 'x'.repeat(256), 'tab\there']) {
+    try {
+      loadConfig({ PROVENANT_LOG_ORIGIN: value });
+      assert.unreachable(value);
+    } catch (err) {
+      assert.instance(err, ConfigError, value);
+      assert.match((err as Error).message, 'PROVENANT_LOG_ORIGIN');
+    }
+  }
 });
 
 test.run();

@@ -305,7 +305,7 @@ test('upgrade: records, revocations and thumbnails stored before the log are app
   }
 });
 
-test('a node whose log key or origin differs from the one that signed the stored checkpoint does not start', async () => {
+test('a node whose log key or origin differs from the one that signed the stored checkpoint does not start; PROVENANT_LOG_ORIGIN keeps the origin across an address change', async () => {
   const srv = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' }, { engine });
   const databaseUrl = srv.deps.config.databaseUrl;
   const keyFile = join(srv.deps.config.secretsDir, 'log.key');
@@ -333,10 +333,12 @@ test('a node whose log key or origin differs from the one that signed the stored
       async (s) => { await s.close(); assert.unreachable('a node with another origin started'); },
       (err: Error) => assert.match(err.message, /not signed by this node's log key other\.example\/log\+/),
     );
-    // both as they were: it starts, and serves the stored checkpoint
-    const again = await startTestServer(env(), { engine });
+    // the key as it was, the new address with the log's origin kept (PROVENANT_LOG_ORIGIN):
+    // it starts, and serves the stored checkpoint
+    const again = await startTestServer(env({ PROVENANT_BASE_URL: 'https://other.example', PROVENANT_LOG_ORIGIN: 'localhost/log' }), { engine });
     try {
       const vkey = (await getText(again, '/log/key')).text.trim();
+      assert.match(vkey, /^localhost\/log\+/);
       assert.is(verifyCheckpoint((await getText(again, '/log/checkpoint')).text, { logKeys: [vkey] }).checkpoint.size, 1);
     } finally {
       await again.close();

@@ -15,15 +15,17 @@ export interface LogIdentity {
 }
 
 /**
- * The log's origin: the host of PROVENANT_BASE_URL (with its port when it names one) and
- * `/log`; `localhost/log` when PROVENANT_BASE_URL is not set (the origin must not change
- * with the port a test server happens to get).
+ * The log's origin: PROVENANT_LOG_ORIGIN when set (a log keeps its origin for good: set it
+ * to the old one when the server's address changes); else the host of PROVENANT_BASE_URL
+ * (with its port when it names one) and `/log`; `localhost/log` when PROVENANT_BASE_URL
+ * is not set either (the origin must not change with the port a test server happens to get).
  */
-export function logOrigin(config: Pick<Config, 'baseUrl' | 'baseUrlFromEnv'>): string {
+export function logOrigin(config: Pick<Config, 'baseUrl' | 'baseUrlFromEnv' | 'logOrigin'>): string {
+  if (config.logOrigin !== null) return config.logOrigin;
   return config.baseUrlFromEnv ? `${new URL(config.baseUrl).host}/log` : 'localhost/log';
 }
 
-export function loadLogIdentity(config: Pick<Config, 'baseUrl' | 'baseUrlFromEnv'>, secrets: Secrets): LogIdentity {
+export function loadLogIdentity(config: Pick<Config, 'baseUrl' | 'baseUrlFromEnv' | 'logOrigin'>, secrets: Secrets): LogIdentity {
   const origin = logOrigin(config);
   const seed = new Uint8Array(secrets.key('log.key'));
   return { origin, signer: noteSigner(origin, SIG_ED25519, seed), verifierKey: verifierOf(origin, SIG_ED25519, seed).vkey };
