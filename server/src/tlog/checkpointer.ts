@@ -157,7 +157,7 @@ export class Checkpointer {
 
   /**
    * The stored checkpoint must be signed by this node's log key under its origin: a node
-   * with another log.key or PROVENANT_BASE_URL than the one that signed it would sign
+   * with another log.key or origin (logOrigin) than the one that signed it would sign
    * the same log under a second identity, which every client pinned to the first would
    * refuse (or report as a fork). At start that stops the node (the composition root
    * fails); later it stops this node's rounds, reported by /healthz.
@@ -168,7 +168,7 @@ export class Checkpointer {
     } catch (err) {
       const why = err instanceof TlogError ? err.message : String(err);
       throw new Error(
-        `the log's stored checkpoint is not signed by this node's log key ${this.identity.verifierKey} (${why}): every node of a log must share the secrets directory's log.key and PROVENANT_BASE_URL`,
+        `the log's stored checkpoint is not signed by this node's log key ${this.identity.verifierKey} (${why}): every node of a log must share the secrets directory's log.key and the log's origin (PROVENANT_LOG_ORIGIN, else the host of PROVENANT_BASE_URL)`,
       );
     }
   }
