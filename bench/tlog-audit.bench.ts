@@ -24,6 +24,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compiled } from './support.js';
+import { unlimitedCharge } from '../test/helpers/charge.js';
 import type * as Lib from '../src/index.js';
 
 const lib = await compiled<typeof Lib>('src/index.js');
@@ -66,10 +67,7 @@ try {
     const key = lib.privateKeyFromSeed(new Uint8Array(32).fill(i + 1));
     return { key, agent: lib.agentKeyFromPublicKey(lib.publicKeyFromPrivateKey(key)) };
   });
-  const charge = {
-    userId: user.id, orgId: null, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
-    decide: (_usage: unknown, n: number) => ({ quota: 'personal' as const, orgId: null, overage: new Array<boolean>(n).fill(false) }),
-  };
+  const charge = unlimitedCharge(user.id);
 
   // ------------------------------------------------------------------ the log
   let t = now();

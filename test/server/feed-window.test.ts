@@ -21,7 +21,8 @@ import { createLogger, type Logger, type LogFields } from '../../server/src/log.
 import { composeServer } from '../../server/src/root.js';
 import { MatchingService } from '../../server/src/matching/service.js';
 import { VerifyCache } from '../../server/src/signit/cache.js';
-import { openPostgresStore, openSqliteStore, type ChangeFeed, type Charge, type Store } from '../../server/src/store/index.js';
+import { openPostgresStore, openSqliteStore, type ChangeFeed, type Store } from '../../server/src/store/index.js';
+import { unlimitedCharge } from '../helpers/charge.js';
 import { runWithPostgres, sharedPostgres } from '../helpers/postgres.js';
 
 const silent = createLogger('silent');
@@ -33,10 +34,6 @@ function fingerprint(seed: number) {
   return { hash_type: 'ImagePHash', hash_value: bytes, bands: bytes.map((b) => [b]) };
 }
 
-const unlimited = (userId: string): Charge => ({
-  userId, orgId: null, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
-  decide: (_usage, n) => ({ quota: 'personal', orgId: null, overage: new Array(n).fill(false) }),
-});
 
 /** The store's feed with its wakes held back while `held` (a node that hears of no commit); release() wakes once. */
 function heldFeed(feed: ChangeFeed) {
@@ -91,7 +88,7 @@ function behindTheWindow(engine: string, open: Open): void {
           integrity_report: null, perceptual_hash: fingerprint(seed) as SignatureRecord['perceptual_hash'], comment: null, supersedes: null, expires_at: null, tags: null,
         };
         const actionHash = hex();
-        await store.signatures.insertSignatures([{ record, signature: randomBytes(64).toString('base64'), action_hash: actionHash, userId: user.id, appId: null, source: 'vault' }], unlimited(user.id));
+        await store.signatures.insertSignatures([{ record, signature: randomBytes(64).toString('base64'), action_hash: actionHash, userId: user.id, appId: null, source: 'vault' }], unlimitedCharge(user.id));
         return { record, actionHash };
       };
       /** The verify answer as the cache serves it: whether each record of the file is revoked (loads counted). */
@@ -180,7 +177,7 @@ part('a node prunes the feed to PROVENANT_FEED_MAX_CHANGES at start; /healthz sh
       };
       return { record, signature: randomBytes(64).toString('base64'), action_hash: hex(), userId: user.id, appId: null, source: 'vault' as const };
     });
-    await store.signatures.insertSignatures(rows, unlimited(user.id));
+    await store.signatures.insertSignatures(rows, unlimitedCharge(user.id));
     const latest = await store.feed.latest();
     await store.close();
 

@@ -18,6 +18,7 @@ import { sha256Hex } from '../../src/lib/sha256.js';
 import type { SignatureRecord } from '../../src/lib/records.js';
 import { fingerprintFile } from '../../src/media/fingerprint.js';
 import { startTestServer } from '../helpers/server.js';
+import { unlimitedCharge } from '../helpers/charge.js';
 
 /** The parts composeServer builds, in build order. */
 const PARTS = ['store', 'pool', 'match_index', 'verify_cache', 'content_rights_cache', 'feed_window', 'rate_limits', 'uploads', 'token_verifiers', 'mail', 'contact_relay', 'verification_mail', 'webhooks', 'transparency_log'];
@@ -111,10 +112,7 @@ test('a write through the store alone (no route) changes /verify, verify-fuzzy a
     const actionHash = randomBytes(32).toString('hex');
     await srv.deps.store.signatures.insertSignatures(
       [{ record, signature: randomBytes(64).toString('base64'), action_hash: actionHash, userId: user.id, appId: null, source: 'vault' }],
-      {
-        userId: user.id, orgId: null, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
-        decide: (_usage, n) => ({ quota: 'personal', orgId: null, overage: new Array(n).fill(false) }),
-      },
+      unlimitedCharge(user.id),
     );
     const after = await answers();
     assert.equal([after.verify.count, after.fuzzy.count, after.file.count], [1, 1, 1]);

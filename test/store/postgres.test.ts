@@ -10,9 +10,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { SignatureRecord } from 'provenant';
 import { openPostgresStore, type PgStore } from '../../server/src/store/postgres/index.js';
-import type { Change, Charge, NewSignature, Store } from '../../server/src/store/index.js';
+import type { Change, NewSignature, Store } from '../../server/src/store/index.js';
 import { storeContract } from './contract.js';
 import { runWithPostgres, sharedPostgres } from '../helpers/postgres.js';
+import { unlimitedCharge } from '../helpers/charge.js';
 
 const hex = () => randomBytes(32).toString('hex');
 
@@ -29,10 +30,6 @@ function rowOf(userId: string): NewSignature {
   return { record, signature: randomBytes(64).toString('base64'), action_hash: hex(), userId, appId: null, source: 'vault' };
 }
 
-const unlimited = (userId: string): Charge => ({
-  userId, orgId: null, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
-  decide: (_usage, n) => ({ quota: 'personal', orgId: null, overage: new Array(n).fill(false) }),
-});
 
 /** Resolves once `listener` registration is called, or rejects after `ms`. */
 function woken(subscribe: (listener: () => void) => () => void, ms = 5_000): Promise<void> {
@@ -93,7 +90,7 @@ shared('a reader following since() while three nodes write concurrently reads ev
       else if (allCommitted) break;
     }
   })();
-  await Promise.all(rows.map((row, i) => stores[i % 3].signatures.insertSignatures([row], unlimited(row.userId))));
+  await Promise.all(rows.map((row, i) => stores[i % 3].signatures.insertSignatures([row], unlimitedCharge(row.userId))));
   writing = false;
   await reader;
   const hashes = seen.map((c) => (c as { action_hash: string }).action_hash);
@@ -109,7 +106,7 @@ shared("another node's write wakes onRemote (not onAppend); its own does not wak
   const offLocal = b.feed.onAppend(() => localWakesOnB++);
   const remote = woken((l) => b.feed.onRemote(l));
   const row = rowOf(userId);
-  await a.signatures.insertSignatures([row], unlimited(userId));
+  await a.signatures.insertSignatures([row], unlimitedCharge(userId));
   await remote;
   offLocal();
   assert.is(localWakesOnB, 0);
@@ -118,7 +115,7 @@ shared("another node's write wakes onRemote (not onAppend); its own does not wak
   let ownRemoteWakes = 0;
   const offOwn = a.feed.onRemote(() => ownRemoteWakes++);
   const bSaw = woken((l) => b.feed.onRemote(l));
-  await a.signatures.insertSignatures([rowOf(userId)], unlimited(userId));
+  await a.signatures.insertSignatures([rowOf(userId)], unlimitedCharge(userId));
   await bSaw; // by then a's own notification has come back to a, too
   offOwn();
   assert.is(ownRemoteWakes, 0, 'a node ignores its own notifications');
@@ -138,7 +135,7 @@ shared('the LISTEN connection dropped: it reconnects and wakes onRemote, so chan
     );
     assert.ok((dropped.rowCount ?? 0) >= 1, 'LISTEN connections found');
     const row = rowOf(userId);
-    await a.signatures.insertSignatures([row], unlimited(userId));
+    await a.signatures.insertSignatures([row], unlimitedCharge(userId));
     await wake;
     const changes = await c.feed.since(cursor, 10);
     assert.ok(changes.some((ch) => (ch as { action_hash: string }).action_hash === row.action_hash));

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { apiRequest, startTestServer, testEngine } from '../helpers/server.js';
 import { createServerCell } from '../../server/src/domain/cells.js';
 import { cli as runCli } from '../helpers/vault.js';
+import { unlimitedCharge } from '../helpers/charge.js';
 import { agentKeyFromPublicKey, privateKeyFromSeed, publicKeyFromPrivateKey } from '../../src/lib/identity.js';
 import { signRecord, type SignatureRecord } from '../../src/lib/records.js';
 
@@ -70,10 +71,6 @@ test('log audit: a second run resumes where the first saved; a record whose sign
     const { user } = await srv.register();
     const key = privateKeyFromSeed(new Uint8Array(32).fill(9));
     const signer = agentKeyFromPublicKey(publicKeyFromPrivateKey(key));
-    const charge = {
-      userId: user.id, orgId: null, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
-      decide: (_usage: unknown, n: number) => ({ quota: 'personal' as const, orgId: null, overage: new Array<boolean>(n).fill(false) }),
-    };
     let made = 0;
     const store = async (n: number, forge = false) => {
       const rows = Array.from({ length: n }, () => {
@@ -86,7 +83,7 @@ test('log audit: a second run resumes where the first saved; a record whose sign
         const signature = forge ? signRecord({ ...record, comment: 'not this' }, key).signature : signed.signature;
         return { record, signature, action_hash: signed.action_hash, userId: user.id, appId: null, source: 'vault' as const };
       });
-      await srv.deps.store.signatures.insertSignatures(rows, charge);
+      await srv.deps.store.signatures.insertSignatures(rows, unlimitedCharge(user.id));
       await srv.deps.transparencyLog.checkpointer.tick();
     };
     // 64 full tiles and then some: progress is saved after tile 63

@@ -19,6 +19,7 @@ import { apiRequest, startTestServer, testEngine, type TestServer } from '../hel
 import { createServerCell } from '../../server/src/domain/cells.js';
 import { agentKeyPublicBytes } from './agent-key.js';
 import { Checkpointer } from '../../server/src/tlog/checkpointer.js';
+import { unlimitedCharge } from '../helpers/charge.js';
 import type { SignatureRecord } from '../../src/lib/records.js';
 
 const S = '/api/v1/sign-it';
@@ -271,10 +272,7 @@ test('upgrade: records, revocations and thumbnails stored before the log are app
       } satisfies SignatureRecord,
       signature: randomBytes(64).toString('base64'), action_hash: hex(), userId: u.userId, appId: null, source: 'vault' as const,
     }));
-    await srv.deps.store.signatures.insertSignatures(rows, {
-      userId: u.userId, orgId: null, periodStart: 0, periodEnd: Number.MAX_SAFE_INTEGER,
-      decide: (_usage, n) => ({ quota: 'personal', orgId: null, overage: new Array<boolean>(n).fill(false) }),
-    });
+    await srv.deps.store.signatures.insertSignatures(rows, unlimitedCharge(u.userId));
     batch.push(...rows.map((r) => r.action_hash));
     // the database as it was before migration 012 / 008: no log tables, the migration not applied
     const sql = await srv.sql();

@@ -120,7 +120,8 @@ export class Checkpointer {
 
   private async round(first: boolean): Promise<void> {
     const stored = await this.store.latestCheckpoint();
-    if (stored !== null) this.checkOwnKey(stored);
+    // a note this node signed or checked before needs no second Ed25519 check each second
+    if (stored !== null && stored.note !== this.latest?.note) this.checkOwnKey(stored);
     this.latest = stored;
     const size = await this.store.size();
     const storedSize = stored?.size ?? 0;
