@@ -22,6 +22,8 @@ const BESIDE_THIS_MODULE: Record<KernelName, Record<WasmFlavor, () => URL>> = {
   chromaprint: { simd: () => new URL('./chromaprint.simd.wasm', import.meta.url), scalar: () => new URL('./chromaprint.scalar.wasm', import.meta.url) },
   integrity: { simd: () => new URL('./integrity.simd.wasm', import.meta.url), scalar: () => new URL('./integrity.scalar.wasm', import.meta.url) },
   matchindex: { simd: () => new URL('./matchindex.simd.wasm', import.meta.url), scalar: () => new URL('./matchindex.scalar.wasm', import.meta.url) },
+  features: { simd: () => new URL('./features.simd.wasm', import.meta.url), scalar: () => new URL('./features.scalar.wasm', import.meta.url) },
+  iscc: { simd: () => new URL('./iscc.simd.wasm', import.meta.url), scalar: () => new URL('./iscc.scalar.wasm', import.meta.url) },
 };
 
 const HOW_TO_PASS = 'serve the package\'s build/*.wasm files there, or pass initWasm({ url: \'<the URL of the directory that serves them>\' }) or initWasm({ modules })';

@@ -11,7 +11,7 @@
 export type WasmFlavor = 'simd' | 'scalar';
 
 /** The kernel modules (build/<name>.<flavor>.wasm). */
-export const KERNEL_NAMES = ['core', 'chromaprint', 'integrity', 'matchindex'] as const;
+export const KERNEL_NAMES = ['core', 'chromaprint', 'integrity', 'matchindex', 'features', 'iscc'] as const;
 export type KernelName = (typeof KERNEL_NAMES)[number];
 
 // (module (func (result v128) (v128.const i64x2 0 0)))

@@ -1,0 +1,4 @@
+// The ISCC kernel module (build/iscc.{simd,scalar}.wasm): BLAKE3 and the hot parts of the
+// ISCC codes of ISO 24138 (issue 33). Each algorithm lives in its own file; this file only
+// re-exports what the host calls.
+export { scratch, alloc, release } from '../common/memory';
