@@ -2,3 +2,4 @@
 // ISCC codes of ISO 24138 (issue 33). Each algorithm lives in its own file; this file only
 // re-exports what the host calls.
 export { scratch, alloc, release } from '../common/memory';
+export { blake3Init, blake3Update, blake3Final, blake3Digest, blake3ContextSize } from './blake3';
