@@ -3,3 +3,7 @@
 // re-exports what the host calls.
 export { scratch, alloc, release } from '../common/memory';
 export { blake3Init, blake3Update, blake3Final, blake3Digest, blake3ContextSize } from './blake3';
+export { xxh32Digest } from './xxh32';
+export { dataInit, dataUpdate, dataFinal, dataContextSize } from './data';
+export { textHash } from './text';
+export { imageTrimBox, imageGrey32, imageNormalize, imageHash } from './image';
