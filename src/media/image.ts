@@ -39,6 +39,11 @@ export interface ImageDecodeOptions {
   shrinkMinCell?: number;
   /** sharp's fastShrinkOnLoad: false leaves at least 2x for libvips' reduction (default false). */
   fastShrinkOnLoad?: boolean;
+  /**
+   * Leave an embedded ICC profile unapplied (default false: pixels are converted to sRGB
+   * with it). The ISCC image pipeline decodes as Pillow does, which ignores profiles.
+   */
+  ignoreIcc?: boolean;
 }
 
 export class ImageDecodeError extends Error {
@@ -58,7 +63,7 @@ export async function decodeImagePixels(bytes: Uint8Array, format: MediaFormat, 
   if (!SHARP_FORMATS.has(format)) throw new ImageDecodeError(`not an image format: ${format}`);
 
   // sharp refuses a picture over limitInputPixels from its header, before decoding.
-  const input = { limitInputPixels: maxPixels, pages: 1, page: 0, autoOrient: true, failOn: 'warning' as const };
+  const input = { limitInputPixels: maxPixels, pages: 1, page: 0, autoOrient: true, failOn: 'warning' as const, ignoreIcc: options.ignoreIcc === true };
   // Always sRGB out (grey, CMYK, palettes, 16-bit all become 8-bit RGB[A]): the luma of
   // step 2 is then taken from R, G, B exactly as the decision states.
   let pipeline = sharp(bytes, input).toColourspace('srgb');
