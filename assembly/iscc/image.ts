@@ -194,6 +194,124 @@ function coefficients(inSize: i32, bounds: usize, weights: usize, stage: usize):
   return <i32>Math.ceil(2.0 * (scale < 1.0 ? 1.0 : scale)) * 2 + 1;
 }
 
+// ---- grey rows ---------------------------------------------------------------------
+
+// @ts-ignore: decorator
+@inline const KR: i32 = 19595;
+// @ts-ignore: decorator
+@inline const KG: i32 = 38470;
+// @ts-ignore: decorator
+@inline const KB: i32 = 7471;
+
+/** Grey of 16 pixels from their R, G, B bytes (SIMD build): L24 >> 16, exactly. */
+// @ts-ignore: decorator
+@inline function grey16(r: v128, g: v128, b: v128): v128 {
+  const kr = i16x8.splat(<i16>KR), kg = i16x8.splat(<i16>KG), kb = i16x8.splat(<i16>KB), half = i32x4.splat(0x8000);
+  const rl = i16x8.extend_low_i8x16_u(r), gl = i16x8.extend_low_i8x16_u(g), bl = i16x8.extend_low_i8x16_u(b);
+  const rh = i16x8.extend_high_i8x16_u(r), gh = i16x8.extend_high_i8x16_u(g), bh = i16x8.extend_high_i8x16_u(b);
+  const l0 = i32x4.shr_u(i32x4.add(i32x4.add(i32x4.extmul_low_i16x8_u(rl, kr), i32x4.extmul_low_i16x8_u(gl, kg)), i32x4.add(i32x4.extmul_low_i16x8_u(bl, kb), half)), 16);
+  const l1 = i32x4.shr_u(i32x4.add(i32x4.add(i32x4.extmul_high_i16x8_u(rl, kr), i32x4.extmul_high_i16x8_u(gl, kg)), i32x4.add(i32x4.extmul_high_i16x8_u(bl, kb), half)), 16);
+  const l2 = i32x4.shr_u(i32x4.add(i32x4.add(i32x4.extmul_low_i16x8_u(rh, kr), i32x4.extmul_low_i16x8_u(gh, kg)), i32x4.add(i32x4.extmul_low_i16x8_u(bh, kb), half)), 16);
+  const l3 = i32x4.shr_u(i32x4.add(i32x4.add(i32x4.extmul_high_i16x8_u(rh, kr), i32x4.extmul_high_i16x8_u(gh, kg)), i32x4.add(i32x4.extmul_high_i16x8_u(bh, kb), half)), 16);
+  return i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(l0, l1), i16x8.narrow_i32x4_u(l2, l3));
+}
+
+/** Steps 1 and 3 for `n` pixels at `p` (a row of the crop) into `out`, one byte each. */
+function greyRow(p: usize, n: i32, channels: i32, out: usize): void {
+  let x = 0;
+  if (channels == 1) {
+    memory.copy(out, p, <usize>n);
+    return;
+  }
+  if (channels == 3) {
+    if (ASC_FEATURE_SIMD) {
+      for (; x + 16 <= n; x += 16) {
+        const q = p + <usize>x * 3;
+        const a = v128.load(q), b = v128.load(q, 16), c = v128.load(q, 32);
+        const r = i8x16.shuffle(i8x16.shuffle(a, b, 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 0, 0, 0, 0, 0), c, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 17, 20, 23, 26, 29);
+        const g = i8x16.shuffle(i8x16.shuffle(a, b, 1, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 0, 0, 0, 0, 0), c, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 18, 21, 24, 27, 30);
+        const bl = i8x16.shuffle(i8x16.shuffle(a, b, 2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 0, 0, 0, 0, 0, 0), c, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 19, 22, 25, 28, 31);
+        v128.store(out + <usize>x, grey16(r, g, bl));
+      }
+    }
+    for (; x < n; x++) {
+      const q = p + <usize>x * 3;
+      store<u8>(out + <usize>x, <u8>((<i32>load<u8>(q) * KR + <i32>load<u8>(q, 1) * KG + <i32>load<u8>(q, 2) * KB + 0x8000) >>> 16));
+    }
+    return;
+  }
+  if (ASC_FEATURE_SIMD) {
+    const opaque = i8x16.splat(-1);
+    for (; x + 16 <= n; x += 16) {
+      const q = p + (<usize>x << 2);
+      const a = v128.load(q), b = v128.load(q, 16), c = v128.load(q, 32), d = v128.load(q, 48);
+      const al = i8x16.shuffle(i8x16.shuffle(a, b, 3, 7, 11, 15, 19, 23, 27, 31, 0, 0, 0, 0, 0, 0, 0, 0), i8x16.shuffle(c, d, 3, 7, 11, 15, 19, 23, 27, 31, 0, 0, 0, 0, 0, 0, 0, 0), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      if (!i8x16.all_true(i8x16.eq(al, opaque))) break; // transparency: the scalar loop blends the rest
+      const r = i8x16.shuffle(i8x16.shuffle(a, b, 0, 4, 8, 12, 16, 20, 24, 28, 0, 0, 0, 0, 0, 0, 0, 0), i8x16.shuffle(c, d, 0, 4, 8, 12, 16, 20, 24, 28, 0, 0, 0, 0, 0, 0, 0, 0), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      const g = i8x16.shuffle(i8x16.shuffle(a, b, 1, 5, 9, 13, 17, 21, 25, 29, 0, 0, 0, 0, 0, 0, 0, 0), i8x16.shuffle(c, d, 1, 5, 9, 13, 17, 21, 25, 29, 0, 0, 0, 0, 0, 0, 0, 0), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      const bl = i8x16.shuffle(i8x16.shuffle(a, b, 2, 6, 10, 14, 18, 22, 26, 30, 0, 0, 0, 0, 0, 0, 0, 0), i8x16.shuffle(c, d, 2, 6, 10, 14, 18, 22, 26, 30, 0, 0, 0, 0, 0, 0, 0, 0), 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      v128.store(out + <usize>x, grey16(r, g, bl));
+    }
+  }
+  for (; x < n; x++) store<u8>(out + <usize>x, greyOf(colourAt(p, <usize>x, 4)));
+}
+
+// ---- the resampler ------------------------------------------------------------------
+
+/**
+ * The SIMD build's form of one axis's weights: per output, its taps in blocks of 8
+ * (zero past its count), each weight k split as k = a * 2^15 + b with 0 <= b < 2^15, a
+ * block of eight a and one of eight b (i16), so that i32x4.dot_i16x8_s sums the
+ * products exactly: sum(p * k) = sum(p * a) << 15 + sum(p * b), in wrapping i32
+ * arithmetic, as the sum itself fits an i32 (Pillow's own accumulator).
+ */
+function splitWeights(bounds: usize, weights: usize, out: usize): void {
+  let k = weights;
+  let at = out;
+  for (let xx = 0; xx < 32; xx++) {
+    const n = load<i32>(bounds + (<usize>xx << 3), 4);
+    const blocks = (n + 7) >> 3;
+    for (let blk = 0; blk < blocks; blk++) {
+      for (let j = 0; j < 8; j++) {
+        const i = (blk << 3) + j;
+        const w = i < n ? load<i32>(k + (<usize>i << 2)) : 0;
+        store<i16>(at + (<usize>j << 1), <i16>(w >> 15));
+        store<i16>(at + 16 + (<usize>j << 1), <i16>(w & 0x7fff));
+      }
+      at += 32;
+    }
+    k += <usize>n << 2;
+  }
+}
+
+/** sum(grey[i] * k[i]) of one output of the horizontal pass, SIMD build (weights from splitWeights). */
+// @ts-ignore: decorator
+@inline function dotSplit(from: usize, blocks: i32, k: usize): i32 {
+  let accA = i32x4.splat(0), accB = i32x4.splat(0), accC = i32x4.splat(0), accD = i32x4.splat(0);
+  let blk = 0;
+  // two blocks a step, into two pairs of sums: the adds of one do not wait on the other's
+  for (; blk + 2 <= blocks; blk += 2) {
+    const p0 = v128.load8x8_u(from + (<usize>blk << 3));
+    const p1 = v128.load8x8_u(from + (<usize>blk << 3), 8);
+    const w = k + (<usize>blk << 5);
+    accA = i32x4.add(accA, i32x4.dot_i16x8_s(p0, v128.load(w)));
+    accB = i32x4.add(accB, i32x4.dot_i16x8_s(p0, v128.load(w, 16)));
+    accC = i32x4.add(accC, i32x4.dot_i16x8_s(p1, v128.load(w, 32)));
+    accD = i32x4.add(accD, i32x4.dot_i16x8_s(p1, v128.load(w, 48)));
+  }
+  if (blk < blocks) {
+    const p0 = v128.load8x8_u(from + (<usize>blk << 3));
+    const w = k + (<usize>blk << 5);
+    accA = i32x4.add(accA, i32x4.dot_i16x8_s(p0, v128.load(w)));
+    accB = i32x4.add(accB, i32x4.dot_i16x8_s(p0, v128.load(w, 16)));
+  }
+  accA = i32x4.add(accA, accC);
+  accB = i32x4.add(accB, accD);
+  const a = i32x4.extract_lane(accA, 0) + i32x4.extract_lane(accA, 1) + i32x4.extract_lane(accA, 2) + i32x4.extract_lane(accA, 3);
+  const b = i32x4.extract_lane(accB, 0) + i32x4.extract_lane(accB, 1) + i32x4.extract_lane(accB, 2) + i32x4.extract_lane(accB, 3);
+  return (a << 15) + b;
+}
+
 /**
  * Steps 1, 3 and 4 over the box (x0, y0)-(x1, y1) of the image at `src`: the 32 x 32 grey
  * pixels Pillow's convert("L").resize((32, 32), BICUBIC) gives for that crop, written
@@ -204,39 +322,52 @@ export function imageGrey32(src: usize, width: i32, height: i32, channels: i32, 
   const ch = y1 - y0;
   const kh = kernelSize(cw);
   const kv = kernelSize(ch);
-  // work: bounds (2 x 32 x 8 bytes), weights (32 ksize i32 per axis), one output's
-  // doubles, a grey row, the horizontal pass's rows
-  const boundsH = work(<usize>512 + (<usize>32 * <usize>(kh + kv) << 2) + (<usize>max(kh, kv) << 3) + <usize>cw + (<usize>ch << 5));
+  // work: bounds (2 x 32 x 8 bytes), weights (32 ksize i32 per axis), their split form
+  // (32 outputs x (ksize + 7) / 8 blocks x 32 bytes), one output's doubles, a grey row
+  // with 16 bytes to spare (a block's read past a window's end), the horizontal pass's rows
+  const splitBytes = <usize>32 * <usize>((kh + 7) >> 3) << 5;
+  const boundsH = work(<usize>512 + (<usize>32 * <usize>(kh + kv) << 2) + splitBytes + (<usize>max(kh, kv) << 3) + <usize>cw + 16 + (<usize>ch << 5));
   const boundsV = boundsH + 256;
   const weightsH = boundsV + 256;
   const weightsV = weightsH + (<usize>32 * <usize>kh << 2);
-  const stage = weightsV + (<usize>32 * <usize>kv << 2);
-  const greyRow = stage + (<usize>max(kh, kv) << 3);
-  const rows = greyRow + <usize>cw;
+  const split = weightsV + (<usize>32 * <usize>kv << 2);
+  const stage = split + splitBytes;
+  const grey = stage + (<usize>max(kh, kv) << 3);
+  const rows = grey + <usize>cw + 16;
   const needH = cw != 32;
   const needV = ch != 32;
   coefficients(cw, boundsH, weightsH, stage);
   coefficients(ch, boundsV, weightsV, stage);
+  if (ASC_FEATURE_SIMD) {
+    splitWeights(boundsH, weightsH, split);
+    memory.fill(grey + <usize>cw, 0, 16);
+  }
   const yFirst = load<i32>(boundsV);
   const yLast = load<i32>(boundsV + 31 * 8) + load<i32>(boundsV + 31 * 8, 4);
   // horizontal pass (or the grey rows as they are), rows yFirst..yLast of the crop
   for (let y = yFirst; y < yLast; y++) {
-    const line = <usize>(y0 + y) * <usize>width + <usize>x0;
+    const line = src + (<usize>(y0 + y) * <usize>width + <usize>x0) * <usize>channels;
     const outRow = rows + (<usize>(y - yFirst) << 5);
     if (!needH) {
-      for (let x = 0; x < 32; x++) store<u8>(outRow + <usize>x, greyOf(colourAt(src, line + <usize>x, channels)));
+      greyRow(line, 32, channels, outRow);
       continue;
     }
-    for (let x = 0; x < cw; x++) store<u8>(greyRow + <usize>x, greyOf(colourAt(src, line + <usize>x, channels)));
-    let k = weightsH;
+    greyRow(line, cw, channels, grey);
+    let k = ASC_FEATURE_SIMD ? split : weightsH;
     for (let xx = 0; xx < 32; xx++) {
       const xmin = load<i32>(boundsH + (<usize>xx << 3));
       const n = load<i32>(boundsH + (<usize>xx << 3), 4);
-      const from = greyRow + <usize>xmin;
+      const from = grey + <usize>xmin;
       let ss: i32 = 1 << (PRECISION_BITS - 1);
-      for (let i = 0; i < n; i++) ss += <i32>load<u8>(from + <usize>i) * load<i32>(k + (<usize>i << 2));
+      if (ASC_FEATURE_SIMD) {
+        const blocks = (n + 7) >> 3;
+        ss += dotSplit(from, blocks, k);
+        k += <usize>blocks << 5;
+      } else {
+        for (let i = 0; i < n; i++) ss += <i32>load<u8>(from + <usize>i) * load<i32>(k + (<usize>i << 2));
+        k += <usize>n << 2;
+      }
       store<u8>(outRow + <usize>xx, clip8(ss));
-      k += <usize>n << 2;
     }
   }
   // vertical pass

@@ -35,6 +35,7 @@ const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   bench: () => import('./bench/index.js'),
   fingerprint: () => import('./fingerprint.js'),
   integrity: () => import('./integrity.js'),
+  iscc: () => import('./iscc.js'),
   log: () => import('./log.js'),
   serve: () => serverCommand('serve'),
   sha256: () => import('./sha256.js'),

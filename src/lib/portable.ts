@@ -41,3 +41,13 @@ export { PdqIndex, PDQ_MATCH_DISTANCE, PDQ_MIN_QUALITY, PDQ_INDEX_MAX_ENTRIES } 
 export type { PdqMatch } from './pdq-index.js';
 export { AI_SOURCE_TYPES, CREDENTIALS_STATES, PROVENANT_RECORD_LABEL, isAiSourceType, aiGenerationConflicts } from './content-credentials.js';
 export type { ContentCredentials, CredentialsFound, CredentialsState, CredentialsAction, CredentialsSigner, CredentialsConflict, ProvenantRecordAssertion, ProvenantRecordAssertionData } from './content-credentials.js';
+// ISCC codes (ISO 24138, issue 33; docs/iscc.md) and BLAKE3, their Instance-Code's hash
+export { blake3, createBlake3, BLAKE3_BYTES } from './blake3.js';
+export type { Blake3Hasher } from './blake3.js';
+export {
+  imageCode, audioCode, videoCode, textCode, mixedCode, dataCode, instanceCode, isccCode,
+  createDataHasher, createInstanceHasher, isccImagePixels, isccImageCodeFromPixels, textCollapse, textClean, xxh32,
+  decodeIscc, encodeUnit, isccToBytes, isccFromBytes, isccDecompose, isccDistance, isccTypeName,
+  IsccError, MP7_SIGNATURE_SIZE, ISCC_MAX_IMAGE_SIDE,
+} from './iscc.js';
+export type { IsccUnit, IsccCodeOptions, IsccPixelChannels, IsccByteInput, DataHasher, InstanceHasher, InstanceCode } from './iscc.js';

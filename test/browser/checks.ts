@@ -10,6 +10,7 @@ export type Library = Pick<
   | 'createSha256' | 'sha256Hex' | 'createHmacSha256' | 'hmacSha256Hex' | 'imageHashFromPixels' | 'imageBands'
   | 'hammingDistance' | 'fingerprintSimilarity' | 'MatchIndex' | 'resampleTo11025' | 'audioFingerprintFromSamples'
   | 'walkPng' | 'crc32' | 'verifyRecord' | 'actionHash' | 'pdqHash' | 'pdqDihedral' | 'pdqHex' | 'verifyProofBundle'
+  | 'createBlake3' | 'createDataHasher' | 'createInstanceHasher' | 'isccImageCodeFromPixels' | 'textCode' | 'isccCode'
 >;
 
 /** A decoded image: RGBA pixels and the file they came from. */
@@ -49,6 +50,8 @@ export interface CheckResult {
   tamperedVerified: boolean;
   actionHash: string;
   tlog: { index: number; cosigners: string[]; tamperedRefused: string };
+  /** ISCC (issue 33): the large file's BLAKE3, Data- and Instance-Code; each image's Image-Code; a Text-Code. */
+  iscc: { fileBlake3: number[]; data: string; instance: string; iscc: string; images: string[]; text: string };
 }
 
 /** Text with multi-byte UTF-8, hashed as a string (the kernel encodes it itself). */
@@ -57,10 +60,16 @@ const TEXT = 'provenance: café, 水, 🍓 '.repeat(40);
 export async function runChecks(lib: Library, input: CheckInput): Promise<CheckResult> {
   const sha = lib.createSha256();
   const mac = lib.createHmacSha256(input.hmacKey);
+  const blake = lib.createBlake3();
+  const data = lib.createDataHasher();
+  const instance = lib.createInstanceHasher();
   let fileBytes = 0;
   for await (const chunk of input.file) {
     sha.update(chunk);
     mac.update(chunk);
+    blake.update(chunk);
+    data.update(chunk);
+    instance.update(chunk);
     fileBytes += chunk.length;
   }
 
@@ -117,5 +126,14 @@ export async function runChecks(lib: Library, input: CheckInput): Promise<CheckR
     tamperedVerified: lib.verifyRecord(input.tampered),
     actionHash: lib.actionHash(input.record, input.record.signature),
     tlog: { index: proven.index, cosigners: proven.checkpoint.cosignatures.map((c) => c.name), tamperedRefused },
+    iscc: (() => {
+      const d = data.code().iscc;
+      const i = instance.code().iscc;
+      return {
+        fileBlake3: Array.from(blake.digest()), data: d, instance: i, iscc: lib.isccCode([d, i]).iscc,
+        images: input.images.map((img) => lib.isccImageCodeFromPixels(img.pixels, img.width, img.height, 4, 256).iscc),
+        text: lib.textCode(TEXT, 128).iscc,
+      };
+    })(),
   };
 }

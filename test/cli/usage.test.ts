@@ -44,6 +44,7 @@ const COMMANDS: string[][] = [
   ['witness'],
   ['witness', 'serve'],
   ['witness', 'key'],
+  ['iscc'],
   ['admin'],
   ['admin', 'create-user'],
   ['admin', 'create-org'],
@@ -139,7 +140,7 @@ test('file commands: a missing path, a directory and an unreadable file each say
   chmodSync(unreadable, 0o000);
   // not as nobody, who cannot enter a private checkout: test/helpers/unprivileged.ts
   const unprivileged = withoutFileOverride();
-  for (const name of ['fingerprint', 'integrity', 'sha256']) {
+  for (const name of ['fingerprint', 'integrity', 'iscc', 'sha256']) {
     const cases: [string, string, SpawnSyncOptions, string[]][] = [
       [join(dir, 'no-such-file'), 'no such file', {}, []],
       [dir, 'is a directory', {}, []],
