@@ -7,8 +7,12 @@
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 
-/** Who a window counts: the client's address (an IPv6 client's network), the signed-in user, the app named by client_id, the access token, the account a login names. */
-export type LimitKey = 'ip' | 'user' | 'client' | 'token' | 'account';
+/**
+ * Who a window counts: the client's address (an IPv6 client's network), the signed-in
+ * user, the app named by client_id, the access token, the account a login names, that
+ * account from one address, a browser's device cookie (auth/password-attempts.ts).
+ */
+export type LimitKey = 'ip' | 'user' | 'client' | 'token' | 'account' | 'account-ip' | 'device';
 
 export const RATE_LIMITS = {
   // spec 8
@@ -29,8 +33,12 @@ export const RATE_LIMITS = {
   // ours (decisions.md 5): accounts
   'auth:register': [30, MINUTE, 'ip'],
   'auth:vault': [60, MINUTE, 'ip'],
+  // password guessing (issue 34): every attempt per address; failures per account from
+  // devices that never signed in to it, per account and address, per known device
   'auth:password:address': [30, MINUTE, 'ip'],
   'auth:password:account': [30, MINUTE, 'account'],
+  'auth:password:account-address': [10, MINUTE, 'account-ip'],
+  'auth:password:device': [10, MINUTE, 'device'],
   'auth:email-verification': [3, HOUR, 'user'],
   'auth:email-verify': [30, MINUTE, 'ip'],
 } as const satisfies Record<string, readonly [limit: number, windowMs: number, key: LimitKey]>;
@@ -44,7 +52,15 @@ export function rateLimitOf(name: RateLimitName): { name: RateLimitName; max: nu
 }
 
 const WINDOW_WORDS: Record<number, string> = { [MINUTE]: 'min', [HOUR]: 'hour' };
-const KEY_WORDS: Record<LimitKey, string> = { ip: 'IP', user: 'user', client: 'client', token: 'access token', account: 'account named' };
+const KEY_WORDS: Record<LimitKey, string> = {
+  ip: 'IP',
+  user: 'user',
+  client: 'client',
+  token: 'access token',
+  account: 'account',
+  'account-ip': 'account and IP',
+  device: 'device cookie',
+};
 
 /** `30/min per IP`: a limit in the words of spec 8. */
 export function describeLimit(name: RateLimitName): string {

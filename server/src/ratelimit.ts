@@ -6,6 +6,11 @@
 // bound. 429 body `{error: "rate_limited", message, retry_after}` with Retry-After
 // and X-RateLimit-Limit/Remaining/Reset (epoch seconds) (decisions.md 9).
 //
+// Limits that count only some outcomes (OAuth token and revoke, the password failure
+// windows) reserve a slot before the work instead (RateLimitStores.reserve): checked and
+// counted in one atomic step, kept or given back after, so requests at once cannot pass
+// the limit (issue 34).
+//
 // Redis away: fail to the node's own windows, neither open nor closed. Closed would
 // turn a Redis outage into an outage of every rate-limited endpoint on every node;
 // open would drop the limits exactly when nobody watches them. Each node still
@@ -17,6 +22,7 @@
 // otherwise give its holder 2^64 fresh windows. PROVENANT_RATE_LIMIT_IPV6_PREFIX sets
 // the prefix (default 64; 48 or 56 where providers hand out bigger blocks, 128 to key
 // each address alone). clientKey() is that key; every limit uses it.
+import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import koaRatelimit from 'koa-ratelimit';
 import ipaddr from 'ipaddr.js';
@@ -112,6 +118,40 @@ export interface RateLimitOptions {
   key?: (ctx: Context) => string;
 }
 
+/** A slot reserved in a window (RateLimitStores.reserve). */
+export interface Reservation {
+  /** Whether the request got its slot; false: the window was full and nothing was taken. */
+  admitted: boolean;
+  /** Slots taken in the window, this one included when admitted. */
+  count: number;
+  /** When the window ends (epoch ms). */
+  resetAt: number;
+  /** Gives the slot back (once; nothing when not admitted, or when its window has ended since). */
+  release(): Promise<void>;
+}
+
+// A shared window is a hash {n: slots taken, w: the window's id}, expiring with the
+// window. The id is set by the window's first reservation (HSETNX), which also starts
+// the expiry, so slots given back to 0 do not restart the window; a release names the
+// window it took from, so a late one never frees a slot of the next window.
+// KEYS[1] the window; ARGV: max, duration (ms), an id for a new window.
+// Answers {admitted 1|0, slots taken, ms left, window id}.
+const RESERVE_SCRIPT = `
+if redis.call('HSETNX', KEYS[1], 'w', ARGV[3]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
+local w = redis.call('HGET', KEYS[1], 'w')
+local ttl = redis.call('PTTL', KEYS[1])
+if n > tonumber(ARGV[1]) then
+  redis.call('HINCRBY', KEYS[1], 'n', -1)
+  return {0, n - 1, ttl, w}
+end
+return {1, n, ttl, w}`;
+
+// KEYS[1] the window; ARGV[1] the id of the window the slot was taken from.
+const RELEASE_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'w') == ARGV[1] then return redis.call('HINCRBY', KEYS[1], 'n', -1) end
+return -1`;
+
 /** The windows of every named limit of one server (the composition root builds it; rateLimit fills it). */
 export class RateLimitStores {
   private readonly maps = new Map<string, BoundedLimitMap>();
@@ -165,37 +205,70 @@ export class RateLimitStores {
   }
 
   /**
-   * The client's window of a named limit, for limits that count a request only once its
-   * outcome is known (/oauth/token and /oauth/revoke: failures and successes in windows
-   * of their own): the count after adding `add` (0: a look that counts nothing) and when
-   * the window ends (epoch ms). Shared through Redis when it is there (INCRBY, the
-   * expiry set by the window's first request, and its time left, in one transaction);
-   * else, or when Redis fails, this node's own window, as take() falls back.
+   * Reserves one of `limit.max` slots in the client's window before the work it limits
+   * runs, for limits that count only some outcomes (/oauth/token and /oauth/revoke, the
+   * password windows): the caller keeps the slot or gives it back once the outcome is
+   * known. Counting and checking are one step (one Lua script in Redis; in memory, no
+   * await between them), so of many requests at once no more than the limit are
+   * admitted, and a refused request takes nothing. Shared through Redis when it is
+   * there; else, or when Redis fails, this node's own window, as take() falls back.
    */
-  async window(limit: { name: string; max: number; durationMs: number }, client: string, add: 0 | 1): Promise<{ count: number; resetAt: number }> {
+  async reserve(limit: { name: string; max: number; durationMs: number }, client: string): Promise<Reservation> {
     if (this.redis?.ready) {
       try {
-        const key = `window:${limit.name}:${client}`;
-        const result = await this.redis.client.multi().incrby(key, add).pexpire(key, limit.durationMs, 'NX').pttl(key).exec();
-        const count = result?.[0]?.[1];
-        const ttl = result?.[2]?.[1];
-        if (typeof count === 'number' && typeof ttl === 'number') return { count, resetAt: Date.now() + Math.max(0, ttl) };
+        return await this.reserveShared(this.redis, limit, client);
       } catch {
         // Redis went away mid-command: this node decides alone
       }
       this.fallbacks += 1;
     } else if (this.redis) this.fallbacks += 1;
+    return this.reserveLocal(limit, client);
+  }
+
+  private async reserveShared(redis: SharedRedis, limit: { name: string; max: number; durationMs: number }, client: string): Promise<Reservation> {
+    const key = `window:${limit.name}:${client}`;
+    const answer = (await redis.client.eval(RESERVE_SCRIPT, 1, key, limit.max, limit.durationMs, randomUUID())) as [number, number, number, string];
+    const [admitted, count, ttl, windowId] = answer;
+    const resetAt = Date.now() + Math.max(0, ttl);
+    if (admitted !== 1) return { admitted: false, count, resetAt, release: async () => undefined };
+    let held = true;
+    return {
+      admitted: true,
+      count,
+      resetAt,
+      async release() {
+        if (!held) return;
+        held = false;
+        // a slot Redis cannot be told about stays taken until its window ends
+        await redis.client.eval(RELEASE_SCRIPT, 1, key, windowId).catch(() => undefined);
+      },
+    };
+  }
+
+  private reserveLocal(limit: { name: string; max: number; durationMs: number }, client: string): Reservation {
     const windows = this.map(limit.name, 100_000);
     const now = Date.now();
-    const entry = windows.get(client);
+    let entry = windows.get(client);
     if (entry === undefined || entry.reset * 1000 <= now) {
-      if (add === 0) return { count: 0, resetAt: now + limit.durationMs };
-      windows.set(client, { reset: (now + limit.durationMs) / 1000, remaining: limit.max - 1, total: limit.max });
-      return { count: 1, resetAt: now + limit.durationMs };
+      entry = { reset: (now + limit.durationMs) / 1000, remaining: limit.max, total: limit.max };
+      windows.set(client, entry);
     }
+    const window = entry;
+    const resetAt = window.reset * 1000;
+    if (window.remaining <= 0) return { admitted: false, count: window.total, resetAt, release: async () => undefined };
     // changed in place: the map stays in expiry order
-    entry.remaining -= add;
-    return { count: entry.total - entry.remaining, resetAt: entry.reset * 1000 };
+    window.remaining -= 1;
+    let held = true;
+    return {
+      admitted: true,
+      count: window.total - window.remaining,
+      resetAt,
+      async release() {
+        // into the window it was taken from only, not a later one under the same key
+        if (held && windows.get(client) === window) window.remaining += 1;
+        held = false;
+      },
+    };
   }
 
   /** The map behind a named limit, if a route uses it (tests). */
@@ -245,20 +318,23 @@ export function rateLimit(deps: { config: Config; rateLimits: RateLimitStores },
     }
     if (passed) return;
     fixResetHeader(ctx);
-    const reset = Number(ctx.response.get('X-RateLimit-Reset'));
-    const retryAfter = Math.max(1, Math.ceil(reset - Date.now() / 1000));
-    throw new ApiError(
-      'rate_limited',
-      `Rate limit of ${options.max} requests per ${formatDuration(options.durationMs)} exceeded; retry in ${retryAfter} s.`,
-      { retry_after: retryAfter },
-      {
-        'Retry-After': String(retryAfter),
-        'X-RateLimit-Limit': String(options.max),
-        'X-RateLimit-Remaining': '0',
-        'X-RateLimit-Reset': String(reset),
-      },
-    );
+    throw rateLimited(`Rate limit of ${options.max} requests per ${formatDuration(options.durationMs)} exceeded`, options.max, Number(ctx.response.get('X-RateLimit-Reset')) * 1000);
   };
+}
+
+/**
+ * The 429 of a full window (decisions.md 9): `reason` and when to retry in the message,
+ * `retry_after` in the body, Retry-After and X-RateLimit-* (Reset in epoch seconds).
+ */
+export function rateLimited(reason: string, max: number, resetAtMs: number): ApiError {
+  const reset = Math.ceil(resetAtMs / 1000);
+  const retryAfter = Math.max(1, reset - Math.floor(Date.now() / 1000));
+  return new ApiError('rate_limited', `${reason}; retry in ${retryAfter} s.`, { retry_after: retryAfter }, {
+    'Retry-After': String(retryAfter),
+    'X-RateLimit-Limit': String(max),
+    'X-RateLimit-Remaining': '0',
+    'X-RateLimit-Reset': String(reset),
+  });
 }
 
 // koa-ratelimit's memory driver reports fractional seconds; the contract says epoch seconds (the Redis driver's are whole).

@@ -1,15 +1,17 @@
-// Issue 25 item 2 on several nodes: /oauth/token's windows live in the Redis every
-// node shares (RateLimitStores.window), so junk naming a client from one address fills
-// that address's failure window on every node, and the client's real exchange from
-// another address still succeeds. Two servers on one throwaway Redis; callers on two
-// loopback source addresses. Skipped (and why) without redis-server; a failure under CI=true.
+// Issues 25 item 2 and 34 on several nodes: /oauth/token's windows live in the Redis
+// every node shares (RateLimitStores.reserve), so junk naming a client from one address
+// fills that address's failure window on every node, and the client's real exchange
+// from another address still succeeds; a slot is reserved before a request runs, so of
+// 120 junk requests at once over both nodes 50 run; successes count per client and
+// user. Two servers on one throwaway Redis; callers on two loopback source addresses.
+// Skipped (and why) without redis-server; a failure under CI=true.
 import { request as httpRequest } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Redis } from 'ioredis';
 import { runWithRedis, startRedis, type TestRedis } from '../helpers/redis.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { authorizeQuery, Browser, newAccount, pkce, registerApp } from './support.js';
+import { authorizeQuery, Browser, newAccount, pkce, registerApp, tokensFor } from './support.js';
 
 const test = suite('oauth token limit through Redis');
 let redis: TestRedis;
@@ -51,12 +53,54 @@ test('junk naming a client from one address, on the other node, fills that addre
   const code = (await new Browser(home.url).authorize(authorizeQuery(victim, {}, challenge), account)).searchParams.get('code')!;
   const junk = { grant_type: 'refresh_token', refresh_token: 'pvrt_junk', client_id: victim.clientId };
   for (let i = 0; i < 50; i++) assert.is((await postFrom(other.url, '127.0.0.2', '/oauth/token', junk)).status, 400, `junk ${i + 1}`);
-  assert.is(await probe.get(`provenant:window:oauth:token:failures:client:${victim.clientId}|ip:127.0.0.2`), '50', 'counted in Redis');
+  assert.is(await probe.hget(`provenant:window:oauth:token:failures:client:${victim.clientId}|ip:127.0.0.2`, 'n'), '50', 'counted in Redis');
   const refused = await postFrom(home.url, '127.0.0.2', '/oauth/token', junk);
   assert.equal([refused.status, refused.body.error], [429, 'rate_limited'], 'the junk address is limited on every node');
   const exchanged = await postFrom(home.url, '127.0.0.1', '/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: victim.redirectUri, client_id: victim.clientId, code_verifier: verifier });
   assert.is(exchanged.status, 200, JSON.stringify(exchanged.body));
-  assert.is(await probe.get(`provenant:window:oauth:token:client:${victim.clientId}`), '1', 'the success in the client\'s own window');
+  assert.is(await probe.hget(`provenant:window:oauth:token:client:${victim.clientId}|user:${account.id}`, 'n'), '1', 'the success in the window of the client and its user');
+});
+
+test('issue 34: 120 junk requests at once from one address over both nodes, limit 50: 50 run, 70 are refused without running', async () => {
+  const app = await registerApp(nodes[0], ['openid']);
+  // a request that runs looks its client up once (clientIdIsKnown): counted in each server
+  let ran = 0;
+  const restore = nodes.map((node) => {
+    const accounts = node.deps.store.accounts;
+    const getApp = accounts.getApp;
+    accounts.getApp = (id) => {
+      if (id === app.clientId) ran += 1;
+      return getApp.call(accounts, id);
+    };
+    return () => (accounts.getApp = getApp);
+  });
+  try {
+    const junk = { grant_type: 'refresh_token', refresh_token: 'pvrt_junk', client_id: app.clientId };
+    const answers = await Promise.all(Array.from({ length: 120 }, (_, i) => postFrom(nodes[i % 2].url, '127.0.0.2', '/oauth/token', junk)));
+    assert.is(ran, 50, 'requests that ran, on both nodes together');
+    assert.equal([answers.filter((r) => r.status === 400).length, answers.filter((r) => r.status === 429).length], [50, 70]);
+    assert.is(await probe.hget(`provenant:window:oauth:token:failures:client:${app.clientId}|ip:127.0.0.2`, 'n'), '50', 'the refused ones counted nowhere');
+  } finally {
+    for (const undo of restore) undo();
+  }
+});
+
+test('issue 34: one user\'s refreshes fill their own shared window, not another user\'s', async () => {
+  const node = nodes[0]; // the nodes have a database each: one node, its windows in Redis
+  const app = await registerApp(node, ['openid']);
+  const attackerAccount = await newAccount(node);
+  const attacker = await tokensFor(node, app, attackerAccount, 'openid');
+  const refresh = () => postFrom(node.url, '127.0.0.2', '/oauth/token', { grant_type: 'refresh_token', refresh_token: attacker.refresh, client_id: app.clientId });
+  const own = await Promise.all(Array.from({ length: 49 }, refresh));
+  assert.equal(own.map((r) => r.status), Array(49).fill(200));
+  assert.is((await refresh()).status, 429, 'the attacker\'s window is full');
+  const victim = await newAccount(node);
+  const { verifier, challenge } = pkce();
+  const code = (await new Browser(node.url).authorize(authorizeQuery(app, {}, challenge), victim)).searchParams.get('code')!;
+  const exchanged = await postFrom(node.url, '127.0.0.1', '/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, client_id: app.clientId, code_verifier: verifier });
+  assert.is(exchanged.status, 200, JSON.stringify(exchanged.body));
+  const window = (user: string) => probe.hget(`provenant:window:oauth:token:client:${app.clientId}|user:${user}`, 'n');
+  assert.equal([await window(attackerAccount.id), await window(victim.id)], ['50', '1']);
 });
 
 runWithRedis(test);

@@ -424,7 +424,7 @@ function postFrom(base: string, localAddress: string, path: string, payload: unk
   });
 }
 
-test('issue 25 item 2: junk for a client from one address does not lock the client out: failures count per client and address, successes per client', async () => {
+test('issue 25 item 2: junk for a client from one address does not lock the client out: failures count per client and address, successes per client and user', async () => {
   const limited = await startTestServer({}, { engine: testEngine(import.meta.url) });
   try {
     const victim = await registerApp(limited, ['openid']);
@@ -444,7 +444,7 @@ test('issue 25 item 2: junk for a client from one address does not lock the clie
     for (let i = 0; i < 51; i++) await postFrom(limited.url, attacker, '/oauth/revoke', { token: `pvrt_junk${i}`, client_id: victim.clientId });
     assert.is((await postFrom(limited.url, attacker, '/oauth/revoke', { token: 'pvrt_more', client_id: victim.clientId })).status, 429);
 
-    // successes are the client's own budget: 50 a minute, from any address
+    // successes are the client's and its user's own budget: 50 a minute, from any address
     const refresh = exchanged.body.refresh_token;
     const refreshes: number[] = [];
     for (let i = 0; i < 50; i++) refreshes.push((await postFrom(limited.url, i % 2 ? '127.0.0.1' : '127.0.0.3', '/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: victim.clientId })).status);
@@ -454,6 +454,57 @@ test('issue 25 item 2: junk for a client from one address does not lock the clie
     assert.is(revoked.status, 200, 'the revoke endpoint has its own window');
     assert.is((await postFrom(limited.url, '127.0.0.1', '/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: victim.clientId })).status, 429);
   } finally {
+    await limited.close();
+  }
+});
+
+test('issue 34: one user refreshing their own token cannot lock the app\'s other users out: successes count per client and user', async () => {
+  const limited = await startTestServer({}, { engine: testEngine(import.meta.url) });
+  try {
+    const app = await registerApp(limited, ['openid']);
+    const attacker = await tokensFor(limited, app, await newAccount(limited), 'openid');
+    const refresh = () => postFrom(limited.url, '127.0.0.2', '/oauth/token', { grant_type: 'refresh_token', refresh_token: attacker.refresh, client_id: app.clientId });
+    const own = await Promise.all(Array.from({ length: 49 }, refresh));
+    assert.equal(own.map((r) => r.status), Array(49).fill(200), 'the exchange and 49 refreshes: the attacker\'s 50');
+    assert.is((await refresh()).status, 429, 'the attacker\'s own window is full');
+    // another user of the same app, from another address and from the attacker's
+    const victim = await newAccount(limited);
+    const { verifier, challenge } = pkce();
+    const code = (await new Browser(limited.url).authorize(authorizeQuery(app, {}, challenge), victim)).searchParams.get('code')!;
+    const exchanged = await postFrom(limited.url, '127.0.0.1', '/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, client_id: app.clientId, code_verifier: verifier });
+    assert.is(exchanged.status, 200, `the other user's code exchange: ${JSON.stringify(exchanged.body)}`);
+    assert.is(exchanged.headers['x-ratelimit-remaining'], '49', 'in a window of that user\'s own');
+    const theirs = await postFrom(limited.url, '127.0.0.2', '/oauth/token', { grant_type: 'refresh_token', refresh_token: exchanged.body.refresh_token, client_id: app.clientId });
+    assert.is(theirs.status, 200, 'their refresh, even from the attacker\'s address');
+    // revocation: the attacker's revocation window is theirs alone too
+    assert.is((await postFrom(limited.url, '127.0.0.1', '/oauth/revoke', { token: exchanged.body.refresh_token, client_id: app.clientId })).headers['x-ratelimit-remaining'], '49');
+  } finally {
+    await limited.close();
+  }
+});
+
+test('issue 34: 120 junk requests at once from one address, limit 50: 50 run, 70 are refused without running', async () => {
+  const limited = await startTestServer({}, { engine: testEngine(import.meta.url) });
+  const accounts = limited.deps.store.accounts;
+  const getApp = accounts.getApp;
+  try {
+    const app = await registerApp(limited, ['openid']);
+    // a request that runs looks its client up once (clientIdIsKnown): counted here, in the server
+    let ran = 0;
+    accounts.getApp = (id) => {
+      if (id === app.clientId) ran += 1;
+      return getApp.call(accounts, id);
+    };
+    const junk = { grant_type: 'refresh_token', refresh_token: 'pvrt_junk', client_id: app.clientId };
+    const answers = await Promise.all(Array.from({ length: 120 }, () => postFrom(limited.url, '127.0.0.2', '/oauth/token', junk)));
+    const statuses = answers.map((r) => r.status);
+    assert.is(ran, 50, 'requests that ran');
+    assert.is(statuses.filter((s) => s === 400).length, 50);
+    assert.is(statuses.filter((s) => s === 429).length, 70);
+    // the refused ones counted nowhere: another address still has its 50
+    assert.is((await postFrom(limited.url, '127.0.0.1', '/oauth/token', junk)).headers['x-ratelimit-remaining'], '49');
+  } finally {
+    accounts.getApp = getApp;
     await limited.close();
   }
 });

@@ -1019,6 +1019,7 @@ function oauthContract(name: string, open: OpenStore): void {
     const { grant, code } = await consented(store, s);
     const t = s.tokens();
     const seen: string[] = [];
+    assert.is(await store.oauth.userOfCode(code.hash), s.user.id, 'whose code, before it is used');
     const issued = await store.oauth.redeemCode(code.hash, Date.now(), (c) => {
       seen.push(c.redirectUri);
       return null;
@@ -1035,6 +1036,7 @@ function oauthContract(name: string, open: OpenStore): void {
     assert.is(await store.oauth.findAccessToken(t.access.hash, Date.now()), null, 'the access token of the replayed code is gone');
     assert.is(await store.oauth.getRefreshToken(t.refresh.hash), null, 'and its refresh token');
     assert.is((await store.oauth.redeemCode(hex(), Date.now(), () => null, s.tokens())).outcome, 'unknown');
+    assert.equal([await store.oauth.userOfCode(code.hash), await store.oauth.userOfCode(hex())], [s.user.id, null], 'a used code still names its user; an unknown one none');
 
     const other = s.code();
     assert.ok(await store.oauth.createCode(grant.id, other, Date.now()));

@@ -191,6 +191,22 @@ export async function refreshAccess(deps: DomainDeps, input: { clientId: string;
   return { accessToken, refreshToken: input.refreshToken, expiresIn: ACCESS_TOKEN_TTL_SECONDS, scopes };
 }
 
+/**
+ * The user whose grant a token or revocation request presents: the user of its code or
+ * refresh token, or null when it names none known. A read that uses nothing up and
+ * decides nothing (the grant's own checks come after): the token endpoint counts a
+ * client's successes per user with it (oauth/limits.ts), so that one user's traffic
+ * cannot spend another's.
+ */
+export async function grantHolder(deps: DomainDeps, presented: { code?: string; refreshToken?: string }): Promise<string | null> {
+  if (presented.refreshToken !== undefined) {
+    if (!presented.refreshToken.startsWith(REFRESH_TOKEN_PREFIX)) return null;
+    return (await deps.store.oauth.getRefreshToken(tokenHash(presented.refreshToken)))?.userId ?? null;
+  }
+  if (presented.code !== undefined) return deps.store.oauth.userOfCode(tokenHash(presented.code));
+  return null;
+}
+
 export const TOKEN_TYPE_HINTS = ['refresh_token', 'access_token'] as const;
 export type TokenTypeHint = (typeof TOKEN_TYPE_HINTS)[number];
 

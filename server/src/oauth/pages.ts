@@ -126,10 +126,11 @@ function secureCookies(config: Pick<Config, 'baseUrl'>): boolean {
   return config.baseUrl.startsWith('https:');
 }
 
-function setCookie(ctx: Context, config: Pick<Config, 'baseUrl'>, name: string, value: string, path: string, maxAgeSeconds: number): void {
+/** An HttpOnly cookie, Secure when the base URL is https (also the device cookie: auth/device-cookie.ts). */
+export function setCookie(ctx: Context, config: Pick<Config, 'baseUrl'>, name: string, value: string, path: string, maxAgeSeconds: number, sameSite: 'Lax' | 'Strict' = 'Lax'): void {
   // Koa's cookies refuse Secure on a request that reached us as http (a TLS proxy in front): written here
   const secure = secureCookies(config) ? '; Secure' : '';
-  ctx.append('Set-Cookie', `${name}=${value}; Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`);
+  ctx.append('Set-Cookie', `${name}=${value}; Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=${sameSite}${secure}`);
 }
 
 /** Decisions.md 7: the session cookie holds the JWT session token, HttpOnly, SameSite=Lax. */

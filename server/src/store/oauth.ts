@@ -98,6 +98,8 @@ export interface OAuthStore {
    * (the refresh token remembers the code, the access token its refresh token).
    */
   redeemCode(codeHash: string, now: number, decide: (code: StoredOAuthCode) => string | null, tokens: { access: NewOAuthToken; refresh: NewOAuthToken }): Promise<CodeRedemption>;
+  /** The user whose grant a code (used or not, expired or not) was issued under; null for an unknown code. Uses nothing up. */
+  userOfCode(codeHash: string): Promise<string | null>;
   getRefreshToken(hash: string): Promise<StoredRefreshToken | null>;
   /** Stores an access token issued from a refresh token (scopes already narrowed); false when the refresh token is gone or revoked. */
   addAccessToken(refreshHash: string, access: NewOAuthToken & { scopes: string[] }, now: number): Promise<boolean>;
@@ -289,6 +291,11 @@ export function createOAuthStore(db: Db): OAuthStore {
       // failed one is retried by the next
       await db.transaction((tx) => purgeExpired(tx, now)).catch(() => undefined);
       return redemption;
+    },
+
+    async userOfCode(codeHash) {
+      const row = await db.get<{ user_id: string }>('SELECT g.user_id FROM oauth_codes c JOIN oauth_grants g ON g.id = c.grant_id WHERE c.hash = ?', [codeHash]);
+      return row?.user_id ?? null;
     },
 
     async getRefreshToken(hash) {
