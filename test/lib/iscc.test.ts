@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import {
   imageCode, audioCode, videoCode, textCode, mixedCode, dataCode, instanceCode, isccCode,
   createDataHasher, createInstanceHasher, decodeIscc, isccToBytes, isccFromBytes, isccDecompose, isccDistance,
-  isccTypeName, encodeUnit, base32Encode, base32Decode, textCollapse, textClean, xxh32, IsccError, MT, ST_CC,
+  isccTypeName, isccImagePixels, encodeUnit, base32Encode, base32Decode, textCollapse, textClean, xxh32, IsccError, MT, ST_CC,
 } from '../../src/lib/iscc.js';
 import { blake3 } from '../../src/lib/blake3.js';
-import { wasmFlavor } from '../../src/lib/wasm.js';
+import { loadKernel, wasmFlavor } from '../../src/lib/wasm.js';
 import { randomBytes, rng } from '../helpers/random.js';
 
 const isIsccError = (e: unknown): boolean => e instanceof IsccError;
@@ -177,6 +177,31 @@ test('text: collapse and clean as the reference does', () => {
   assert.is(textCode('Hello World').characters, 10);
   assert.is(textClean('  a\u0000b\r\n\r\n\r\n  \nc  '), 'ab\n\nc');
   assert.is(textClean('ﬁ'), 'fi'); // NFKC first
+});
+
+test('memory stays flat over many calls: image pipeline, Data-, Text-, Image-Code', () => {
+  const k = loadKernel('iscc');
+  const next = rng(13);
+  const px = randomBytes(next, 300 * 200 * 4);
+  const bytes = randomBytes(next, 30_000);
+  const run = (i: number): void => {
+    const w = 300 - (i % 7);
+    isccImagePixels(px.subarray(0, w * 200 * 4), w, 200, 4);
+    dataCode(bytes.subarray(0, 10_000 + i * 7));
+    textCode(`text ${i} `.repeat(50));
+    imageCode(new Array(1024).fill(i % 256));
+  };
+  run(0);
+  const before = k.exports.memory.buffer.byteLength;
+  for (let i = 0; i < 1500; i++) run(i);
+  assert.is(k.exports.memory.buffer.byteLength, before);
+});
+
+test('the image pipeline refuses what it cannot take', () => {
+  assert.throws(() => isccImagePixels(new Uint8Array(10), 5, 1, 3), /bytes for/);
+  assert.throws(() => isccImagePixels(new Uint8Array(8), 4, 1, 2 as 3), /channels/);
+  assert.throws(() => isccImagePixels(new Uint8Array(0), 0, 0, 3), /width/);
+  assert.throws(() => isccImagePixels([1, 2, 3] as unknown as Uint8Array, 1, 1, 3), /Uint8Array/);
 });
 
 test('hostile input gets a clear error, never a crash', () => {
