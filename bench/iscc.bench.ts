@@ -57,6 +57,10 @@ const fromFile = await best(async () => {
   check(isccImageCodeFromPixels(p.data, p.width, p.height, p.channels).iscc);
 });
 const whole = await best(async () => check((await isccOfFile(path)).content!.code));
+const decodeAlone = await best(async () => {
+  const p = await decodeImagePixels(new Uint8Array(readFileSync(path)), 'jpeg', { ignoreIcc: true });
+  if (p.width !== px.width) throw new Error('wrong decode');
+});
 
 function reference(what: 'decoded' | 'file'): { seconds: number; cpu_seconds: number; iscc: string } | string {
   if (!process.env.ISCC_CORE_SRC) return 'ISCC_CORE_SRC not set';
@@ -79,6 +83,7 @@ for (const [name, ours, ref] of [['decoded 12 MP image', decoded, refDecoded], [
   if (ref.iscc !== expected) throw new Error(`the reference's code ${ref.iscc} is not ours ${expected}`);
   console.log(`| ${name} | ${ms(ours.wall)} | ${ms(ours.cpu)} | ${ms(ref.seconds * 1000)} | ${ms(ref.cpu_seconds * 1000)} | ${(ref.seconds * 1000 / ours.wall).toFixed(1)} | ${(ref.cpu_seconds * 1000 / ours.cpu).toFixed(1)} |`);
 }
+console.log(`| of which: reading and decoding (sharp) | ${ms(decodeAlone.wall)} | ${ms(decodeAlone.cpu)} | | | | |`);
 console.log(`| isccOfFile (Image-, Data-, Instance-Code, ISCC-CODE) | ${ms(whole.wall)} | ${ms(whole.cpu)} | | | | |`);
 console.log(`\ncode ${expected}; reference ${typeof refDecoded === 'string' ? refDecoded : refDecoded.iscc}`);
 writeFileSync(join(dir, 'done'), '');
