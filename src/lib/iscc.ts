@@ -210,19 +210,23 @@ export function videoCode(frameSignatures: ArrayLike<number>[] | Uint8Array, bit
   }
   if (frames.length === 0) throw new IsccError('videoCode: no frame signatures');
   const sums = new Float64Array(MP7_SIGNATURE_SIZE);
-  const seen = new Set<string>();
-  const key = new Uint16Array(MP7_SIGNATURE_SIZE);
-  const decoder = new TextDecoder('utf-16le');
+  // duplicates count once (the reference sums a set of frames): frames bucketed by a
+  // 64-bit hash of their values, equal ones found by comparing within a bucket
+  const seen = new Map<string, ArrayLike<number>[]>();
   for (const [f, frame] of frames.entries()) {
     if (frame == null || frame.length !== MP7_SIGNATURE_SIZE) throw new IsccError(`videoCode: frame ${f} has ${frame?.length} values, not ${MP7_SIGNATURE_SIZE}`);
+    let h1 = 0x811c9dc5, h2 = 0x9e3779b9;
     for (let i = 0; i < MP7_SIGNATURE_SIZE; i++) {
       const v = frame[i];
       if (!Number.isInteger(v) || v < 0 || v > 0xffff) throw new IsccError(`videoCode: frame ${f} value ${i} is ${v}`);
-      key[i] = v + 0x100; // away from the surrogates and controls
+      h1 = Math.imul(h1 ^ v, 0x01000193);
+      h2 = Math.imul(h2 ^ v, 0x85ebca6b) ^ (h2 >>> 13);
     }
-    const k = decoder.decode(key);
-    if (seen.has(k)) continue;
-    seen.add(k);
+    const key = `${h1 >>> 0}:${h2 >>> 0}`;
+    const bucket = seen.get(key);
+    if (bucket?.some((other) => sameFrame(other, frame))) continue;
+    if (bucket) bucket.push(frame);
+    else seen.set(key, [frame]);
     for (let i = 0; i < MP7_SIGNATURE_SIZE; i++) sums[i] += frame[i];
   }
   const digest = new Uint8Array(32);
@@ -230,6 +234,11 @@ export function videoCode(frameSignatures: ArrayLike<number>[] | Uint8Array, bit
     if (sums[WTA_PAIRS[2 * i + 1]] > sums[WTA_PAIRS[2 * i]]) digest[i >> 3] |= 0x80 >> (i & 7);
   }
   return { iscc: encodeUnit(MT.CONTENT, ST_CC.VIDEO, 0, bits, digest) };
+}
+
+function sameFrame(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  for (let i = 0; i < MP7_SIGNATURE_SIZE; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 // ---- Text --------------------------------------------------------------------------

@@ -111,6 +111,14 @@ test('the Instance-Code is BLAKE3 of the bytes, its datahash the multihash', () 
   assert.equal(decodeIscc(r.iscc).body, blake3(bytes));
 });
 
+test('videoCode: a repeated frame counts once, whatever its values', () => {
+  const a = Array.from({ length: 380 }, (_, i) => (i * 7919) % 60000);
+  const b = a.map((v, i) => (i % 3 ? v : v + 1));
+  assert.is(videoCode([a, b, a, a, b], 256).iscc, videoCode([b, a], 256).iscc);
+  const frames = data.gen_video_code_v0.test_0001_multiple_frames_128.inputs[0] as number[][];
+  assert.is(videoCode(Uint8Array.from(frames.flat()), 128).iscc, data.gen_video_code_v0.test_0001_multiple_frames_128.outputs.iscc);
+});
+
 test('xxh32: the published values', () => {
   // xxHash's own test values (xxhsum): "" -> 02cc5d05, "abc" -> 32d153ff
   assert.is(xxh32(new Uint8Array(0)), 0x02cc5d05);
