@@ -1,8 +1,10 @@
 // The package entry (`import ... from 'provenant'`): the library, the media
 // decoders that turn files into fingerprints, and the worker pool.
 export * from './lib/index.js';
-export { fingerprintFile, perceptualHashes, similarity } from './media/fingerprint.js';
-export type { FingerprintOptions, PerceptualHashes } from './media/fingerprint.js';
+export { fingerprintFile, similarity } from './media/fingerprint.js';
+export { examineFile, perceptualHashes } from './media/examine.js';
+export type { Examination, PerceptualHashes } from './media/examine.js';
+export type { FingerprintOptions } from './media/fingerprint.js';
 export { CREDENTIALS_TIMEOUT_MS, FINGERPRINT_TIMEOUT_MS } from './media/deadline.js';
 export { FingerprintError } from './media/errors.js';
 export type { FingerprintErrorCode } from './media/errors.js';

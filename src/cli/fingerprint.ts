@@ -4,7 +4,8 @@
 // `provenant fingerprint --pdq FILE [--json]`: its PDQ instead, in the exchange text of
 // Meta's tools (`hash,quality`; for a video one `frame,quality,hash,timestamp` line per
 // sampled frame), or as the record's pdq_hash JSON (docs/pdq.md).
-import { fingerprintFile, perceptualHashes } from '../media/fingerprint.js';
+import { fingerprintFile } from '../media/fingerprint.js';
+import { perceptualHashes } from '../media/examine.js';
 import type { Fingerprint } from '../lib/types.js';
 import { pdqExchangeLines, type PdqFingerprint, type VpdqFingerprint } from '../lib/pdq.js';
 import { fileCommand } from './file-command.js';

@@ -11,8 +11,6 @@
 import { FfmpegError } from './ffmpeg.js';
 import { SandboxError } from './sandbox.js';
 import type { Fingerprint } from '../lib/types.js';
-import type { PdqFingerprint, VpdqFingerprint } from '../lib/pdq.js';
-import type { ContentCredentials } from '../lib/content-credentials.js';
 
 export const FINGERPRINT_ERROR_CODES = ['not_found', 'unreadable', 'decode_failed', 'timeout'] as const;
 export type FingerprintErrorCode = (typeof FINGERPRINT_ERROR_CODES)[number];
@@ -48,9 +46,4 @@ export function decodeFailure(format: string, err: unknown): FingerprintError {
  * hands a task's error on as a plain Error, its class and code lost (workers/fingerprint.ts
  * answers this, src/pool/index.ts reads it).
  */
-export type FingerprintOutcome =
-  | { fingerprint: Fingerprint | null; /** with the task's `pdq` (perceptualHashes) */ pdq_hash?: PdqFingerprint | VpdqFingerprint | null; pdq_dihedral?: string[] }
-  | { failure: FingerprintErrorCode; message: string };
-
-/** The fingerprint task's answer when asked for credentials too (workers/fingerprint.ts, the pool's examine()). */
-export type ExamineOutcome = FingerprintOutcome & { content_credentials?: ContentCredentials };
+export type FingerprintOutcome = { fingerprint: Fingerprint | null } | { failure: FingerprintErrorCode; message: string };

@@ -8,10 +8,9 @@ import type { Fingerprint } from '../lib/types.js';
 import { audioFingerprint, type AudioFormat } from './audio.js';
 import { deadlineOrDefault } from './deadline.js';
 import { decodeFailure, FingerprintError, readFailure } from './errors.js';
-import { decodeImageForHash, decodeImageHashes, type ImageDecodeOptions } from './image.js';
+import { decodeImageForHash, type ImageDecodeOptions } from './image.js';
 import type { DecoderSandbox } from './sandbox.js';
-import { videoFingerprint, videoPdqFrames } from './video.js';
-import { pdqFingerprint, vpdqFingerprint, type PdqFingerprint, type VpdqFingerprint } from '../lib/pdq.js';
+import { videoFingerprint } from './video.js';
 
 export interface FingerprintOptions {
   /** When decoding gives up, epoch ms (default: FINGERPRINT_TIMEOUT_MS from now; deadline.ts): the sandbox's decode and ffmpeg stop by it. */
@@ -33,7 +32,8 @@ export interface FingerprintOptions {
 
 const DETECT_BYTES = 4096;
 
-async function readHead(path: string): Promise<Uint8Array> {
+/** The first bytes of a file, enough for detectType. */
+export async function readHead(path: string): Promise<Uint8Array> {
   const file = await open(path, 'r');
   try {
     const head = new Uint8Array(DETECT_BYTES);
@@ -88,46 +88,5 @@ export function similarity(a: Fingerprint, b: Fingerprint): number | null {
     return fingerprintSimilarity(a, b);
   } catch {
     return null;
-  }
-}
-
-/** A file's perceptual fingerprint and its PDQ (issue 28): what a record carries as perceptual_hash and pdq_hash. */
-export interface PerceptualHashes {
-  fingerprint: Fingerprint | null;
-  /** PDQ for an image, vPDQ for a video; null for audio and for files fingerprintFile gives null. */
-  pdq_hash: PdqFingerprint | VpdqFingerprint | null;
-  /** An image's eight dihedral PDQ hashes (hex, PDQ_DIHEDRAL order: [0] is pdq_hash's), for matching rotated and mirrored copies. */
-  pdq_dihedral?: string[];
-}
-
-/**
- * fingerprintFile's fingerprint and the file's PDQ: for an image both from one decode
- * (in the sandbox when one is given); for a video the vPDQ of the frames VideoPHash
- * samples (a second ffmpeg run). Rejects as fingerprintFile does.
- */
-export async function perceptualHashes(pathOrBuffer: string | Uint8Array, opts: FingerprintOptions = {}): Promise<PerceptualHashes> {
-  const path = typeof pathOrBuffer === 'string' ? pathOrBuffer : null;
-  const deadline = deadlineOrDefault(opts.deadline);
-  let format = 'media';
-  try {
-    const type = detectType(path === null ? (pathOrBuffer as Uint8Array) : await readHead(path));
-    if (type === null) return { fingerprint: null, pdq_hash: null };
-    format = type.format;
-    if (type.kind === 'audio') return { fingerprint: await fingerprintFile(pathOrBuffer, { ...opts, deadline }), pdq_hash: null };
-    if (type.kind === 'video') {
-      const fingerprint = await fingerprintFile(pathOrBuffer, { ...opts, deadline });
-      const memoryLimitMb = opts.decoderMemoryMb !== undefined ? opts.decoderMemoryMb : opts.sandbox?.memoryLimitMb;
-      return { fingerprint, pdq_hash: vpdqFingerprint(await videoPdqFrames(pathOrBuffer, type.format, { deadline, memoryLimitMb })) };
-    }
-    const bytes = path === null ? (pathOrBuffer as Uint8Array) : new Uint8Array(await readFile(path));
-    const hashes = opts.sandbox !== undefined
-      ? await opts.sandbox.imageHashes(bytes, type.format, opts.image, deadline)
-      : await decodeImageHashes(bytes, type.format, opts.image);
-    const hash_value = Array.from(hashes.imagePHash);
-    return { fingerprint: { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) }, pdq_hash: pdqFingerprint(hashes.pdq), pdq_dihedral: hashes.pdqDihedral };
-  } catch (e) {
-    if (e instanceof FingerprintError) throw e;
-    const fromFileSystem = path !== null && typeof (e as NodeJS.ErrnoException).syscall === 'string';
-    throw fromFileSystem ? readFailure(path, e) : decodeFailure(format, e);
   }
 }

@@ -8,11 +8,11 @@ import type { TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { compiledFile } from '../lib/wasm.js';
 import { FINGERPRINT_TIMEOUT_MS, msUntil } from '../media/deadline.js';
-import { FingerprintError, type ExamineOutcome, type FingerprintOutcome } from '../media/errors.js';
+import { FingerprintError, type FingerprintOutcome } from '../media/errors.js';
+import type { Examination } from '../media/examine.js';
 import type { PoolWorkerData } from '../media/worker-sandbox.js';
 import type { Fingerprint } from '../lib/types.js';
 import type { ContentCredentials } from '../lib/content-credentials.js';
-import type { PdqFingerprint, VpdqFingerprint } from '../lib/pdq.js';
 
 export interface FingerprintPoolOptions {
   /** Worker threads (default $PROVENANT_WORKERS, else the number of CPUs). */
@@ -32,8 +32,8 @@ export interface FingerprintPoolOptions {
 }
 
 export interface ExamineOptions {
-  /** Compute the file's PDQ too (the answer's pdq_hash). */
-  pdq?: boolean;
+  /** Read the file's Content Credentials beside its fingerprints (default true). */
+  credentials?: boolean;
 }
 
 export interface FingerprintPool {
@@ -45,16 +45,16 @@ export interface FingerprintPool {
    */
   fingerprint(bytes: Uint8Array): Promise<Fingerprint | null>;
   /**
-   * fingerprint()'s answer and the file's Content Credentials (C2PA), from one task under
-   * one deadline (issue 21): a file the decoders refuse (decode_failed) has fingerprint
-   * null and its credentials still read, since an unsupported or unreadable file can
-   * carry them; the deadline is PoolTimeoutError as for fingerprint(). The credentials
-   * read has a shorter one of its own (credentialsTimeoutMs): past it, content_credentials
-   * is present null saying so, and the fingerprint answers. With `pdq: true` the answer
-   * has the file's pdq_hash too (PDQ of an image from the same decode, the vPDQ of a
-   * video, else null; docs/pdq.md); null as well when the decoders refused the file.
+   * The file's Examination (src/media/examine.ts: every fingerprint its kind has, from
+   * one decode for an image) and its Content Credentials (C2PA), from one task under one
+   * deadline (issue 21): a file the decoders refuse has null fingerprints and `failure`
+   * saying why, and its credentials still read, since an unsupported or unreadable file
+   * can carry them; the deadline is PoolTimeoutError as for fingerprint(). The
+   * credentials read has a shorter deadline of its own (credentialsTimeoutMs): past it,
+   * content_credentials is present null saying so, and the fingerprints answer.
    */
-  examine(bytes: Uint8Array, options?: ExamineOptions): Promise<{ fingerprint: Fingerprint | null; content_credentials: ContentCredentials; pdq_hash?: PdqFingerprint | VpdqFingerprint | null; pdq_dihedral?: string[] }>;
+  examine(bytes: Uint8Array, options?: { credentials?: true }): Promise<Examination & { content_credentials: ContentCredentials }>;
+  examine(bytes: Uint8Array, options: ExamineOptions): Promise<Examination>;
   /** Runs the task file dist/workers/<taskName>.js with `payload`. */
   run<R = unknown>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R>;
   /** Tasks waiting for a worker. */
@@ -201,18 +201,14 @@ export function createFingerprintPool(options: FingerprintPoolOptions = {}): Fin
       if (outcome.failure === 'timeout') throw new PoolTimeoutError('fingerprint', timeoutMs);
       throw new FingerprintError(outcome.failure, outcome.message);
     },
-    async examine(bytes: Uint8Array, options: ExamineOptions = {}) {
+    async examine(bytes: Uint8Array, options: ExamineOptions = {}): Promise<Examination & { content_credentials: ContentCredentials }> {
       const buffer = ownBuffer(bytes);
       const deadline = Date.now() + timeoutMs;
-      const pdq = options.pdq === true;
-      const outcome = await runBy<ExamineOutcome>('fingerprint', { buffer, deadline, credentials: true, pdq }, deadline, [buffer]);
-      if ('failure' in outcome && outcome.failure === 'timeout') throw new PoolTimeoutError('fingerprint', timeoutMs);
-      const content_credentials = outcome.content_credentials ?? { present: null, message: 'not read' };
-      const fingerprint = 'fingerprint' in outcome ? outcome.fingerprint : null;
-      if (!pdq) return { fingerprint, content_credentials };
-      if (!('fingerprint' in outcome)) return { fingerprint, content_credentials, pdq_hash: null };
-      const dihedral = outcome.pdq_dihedral;
-      return { fingerprint, content_credentials, pdq_hash: outcome.pdq_hash ?? null, ...(dihedral === undefined ? {} : { pdq_dihedral: dihedral }) };
+      const credentials = options.credentials !== false;
+      const found = await runBy<Examination>('fingerprint', { buffer, deadline, examine: true, credentials }, deadline, [buffer]);
+      if (found.failure?.code === 'timeout') throw new PoolTimeoutError('fingerprint', timeoutMs);
+      if (!credentials) return found as Examination & { content_credentials: ContentCredentials }; // the second overload: none asked for
+      return { ...found, content_credentials: found.content_credentials ?? { present: null, message: 'not read' } };
     },
     run<R>(taskName: string, payload: unknown, transferList?: TransferListItem[]): Promise<R> {
       return runBy<R>(taskName, payload, Date.now() + timeoutMs, transferList);

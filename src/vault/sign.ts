@@ -6,7 +6,7 @@
 import { access, constants, readFile } from 'node:fs/promises';
 import { fileSha256Hex } from '../lib/digest.js';
 import { normalizeRecordContent, type RecordContent, type SignedRecord } from '../lib/records.js';
-import { perceptualHashes } from '../media/fingerprint.js';
+import { perceptualHashes } from '../media/examine.js';
 import { integrityReport } from '../media/integrity.js';
 import type { ProvenantClient, QuotaState } from '../sdk/client.js';
 import { ProvenantError } from '../sdk/errors.js';

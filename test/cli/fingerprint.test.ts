@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fingerprintFile, perceptualHashes } from '../../src/media/fingerprint.js';
+import { fingerprintFile } from '../../src/media/fingerprint.js';
+import { perceptualHashes } from '../../src/media/examine.js';
 import type { VpdqFingerprint } from '../../src/lib/pdq.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;

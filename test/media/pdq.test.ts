@@ -10,7 +10,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { fingerprintFile, perceptualHashes } from '../../src/media/fingerprint.js';
+import { fingerprintFile } from '../../src/media/fingerprint.js';
+import { perceptualHashes } from '../../src/media/examine.js';
 import { DecoderSandbox } from '../../src/media/sandbox.js';
 import { createFingerprintPool } from '../../src/pool/index.js';
 import { ffmpegPath } from '../../src/media/ffmpeg.js';
@@ -52,18 +53,19 @@ test('the same in the decoder sandbox process', async () => {
   }
 });
 
-test('the pool\'s examine with pdq: the same PDQ beside the fingerprint and the credentials; without it, no pdq_hash', async () => {
+test('the pool\'s examine: the same PDQ beside the fingerprint and the credentials; without credentials, none read', async () => {
   const pool = createFingerprintPool({ workers: 1 });
   try {
     const file = CASES[0];
     const bytes = new Uint8Array(readFileSync(join(PDQ_FIX, 'images', file)));
-    const withPdq = await pool.examine(bytes.slice(), { pdq: true });
-    assert.equal(withPdq.pdq_hash, expected(file));
-    assert.equal(withPdq.fingerprint, await fingerprintFile(bytes));
-    assert.is(withPdq.content_credentials.present, false);
-    const without = await pool.examine(bytes.slice());
-    assert.not.ok('pdq_hash' in without);
-    assert.equal(without.fingerprint, withPdq.fingerprint);
+    const found = await pool.examine(bytes.slice());
+    assert.equal(found.pdq_hash, expected(file));
+    assert.equal(found.fingerprint, await fingerprintFile(bytes));
+    assert.is(found.content_credentials.present, false);
+    const without = await pool.examine(bytes.slice(), { credentials: false });
+    assert.not.ok('content_credentials' in without);
+    assert.equal(without.pdq_hash, found.pdq_hash);
+    assert.equal(without.fingerprint, found.fingerprint);
   } finally {
     await pool.close();
   }

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { createHash, createPublicKey, randomBytes, sign as edSign, verify as edVerify } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { apiRequest, serverCellUser, startTestServer, testEngine, vaultDevice, type TestServer } from '../helpers/server.js';
-import { perceptualHashes } from '../../src/media/fingerprint.js';
+import { perceptualHashes } from '../../src/media/examine.js';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { join } from 'node:path';

@@ -16,6 +16,9 @@ export interface ReducedText {
   fields: string;
 }
 
+/** Which fingerprint found a match (the answers' `matched_by`). */
+export type MatchedBy = 'ImagePHash' | 'AudioChromaprint' | 'VideoPHash' | 'PDQ' | 'vPDQ';
+
 /** One match, ready to serialise. */
 export interface MatchedRecord {
   similarity: number | null;
@@ -23,7 +26,7 @@ export interface MatchedRecord {
   /** The record's seq (from match()). */
   seq?: number;
   /** Issue 28: which hash found it (answered only when set) and, for PDQ, at what distance. */
-  matchedBy?: 'ImagePHash' | 'PDQ' | 'VideoPHash' | 'vPDQ';
+  matchedBy?: MatchedBy;
   pdqDistance?: number;
 }
 

@@ -46,7 +46,7 @@ export function matchingRoutes(deps: ServerDeps): Router {
   router.post('/verify-file', rateLimit(deps, rateLimitOf('sign-it:verify-file')), async (ctx) => {
     // an empty body is no_file: never null here
     const examined = (await withUpload(ctx, true, (bytes) => examineUpload(deps, bytes)))!;
-    sendJsonText(ctx, await verifyFile(deps, examined.fingerprint, examined.content_credentials, examined.pdq_hash ?? null, examined.pdq_dihedral));
+    sendJsonText(ctx, await verifyFile(deps, examined));
   });
 
   // Spec 4.3: public, 30/min per IP; matches >= 70 (null similarities kept).

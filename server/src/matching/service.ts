@@ -5,8 +5,8 @@
 // revocations change nothing here). Index ids are the records' seqs.
 // The request checks are schema.ts's, the answers' JSON text present.ts's.
 import {
-  HASH_TYPES, IndexThread, MATCH_LIMIT, PDQ_MATCH_DISTANCE, PDQ_MIN_QUALITY, aiGenerationConflicts, imagePHashFromGrey72,
-  type ContentCredentials, type Fingerprint, type PdqFingerprint, type VpdqFingerprint, type HashType, type Match, type MatchQuery,
+  HASH_TYPES, IndexThread, MATCH_LIMIT, PDQ_MATCH_DISTANCE, aiGenerationConflicts, imagePHashFromGrey72,
+  type ContentCredentials, type Examination, type Fingerprint, type HashType, type Match, type MatchQuery,
 } from 'provenant';
 import { FeedFollower } from '../feed-follower.js';
 import type { Logger } from '../log.js';
@@ -15,12 +15,12 @@ import { AnswerCache } from './answers.js';
 import { embeddedRecord, type EmbeddedRecord } from '../domain/embedded-record.js';
 import { body, withCredentials, type MatchedRecord, type ReducedText } from './present.js';
 import type { FuzzyRequest } from './schema.js';
+import { findMatches } from './pipeline.js';
+import { pdqSimilarity } from './sources/pdq.js';
 
 /** Spec 8: the similarity thresholds. */
 export const VERIFY_FILE_THRESHOLD = 60;
 export const VERIFY_FUZZY_THRESHOLD = 70;
-/** vPDQ (Meta's default): a video matches when at least this share of the query's frames find a partner. */
-export const VPDQ_MATCH_PERCENT = 80;
 /** Seqs per range read during the initial load, and ranges read ahead (and waiting to be indexed). */
 const LOAD_RANGE = 10_000;
 const LOAD_AHEAD = 3;
@@ -28,11 +28,6 @@ const LOAD_AHEAD = 3;
 const MAX_RESTART_PAUSE_MS = 60_000;
 /** Serialised reduced rows kept in memory (first in, first out; about 300 bytes each). */
 const ROW_CACHE_SIZE = 50_000;
-
-/** PDQ's share of equal bits, 0-100 (ImagePHash's similarity is the same over its 64 bits). */
-export function pdqSimilarity(distance: number): number {
-  return Math.round((100 * (256 - distance)) / 256);
-}
 
 export interface LoadStats {
   /** Fingerprinted records read. */
@@ -371,71 +366,41 @@ export class MatchingService {
   }
 
   /**
-   * Issue 28: the stored image PDQs within PDQ_MATCH_DISTANCE of any of `hashes` (a
-   * query's hash and, from pixels, its dihedral variants), nearest first, at most 100,
-   * as the answer body with `matched_by: "PDQ"` and `pdq_distance` on each. Similarity
-   * is PDQ's share of equal bits (0-100), as ImagePHash's is of its 64.
+   * The candidate sources' queries (sources/): each waits for the index to hold every
+   * record committed so far, as match() does.
    */
-  async answerPdq(hashes: string[]): Promise<string> {
+  async query(fp: Omit<MatchQuery, 'hash_type'>, hashType: HashType, threshold: number): Promise<Match[]> {
     await this.loaded();
-    if (this.follower.behind) await this.follower.caughtUp();
-    const found = (await this.thread.pdqQuery(hashes, PDQ_MATCH_DISTANCE)).slice(0, MATCH_LIMIT);
-    if (found.length === 0) return body([]);
-    const rows = await this.reducedRows(found.map((m) => ({ id: m.id, similarity: null })));
-    const out: MatchedRecord[] = [];
-    for (const m of found) {
-      const row = rows.get(m.id);
-      if (row !== undefined) out.push({ similarity: pdqSimilarity(m.distance), row, matchedBy: 'PDQ', pdqDistance: m.distance });
-    }
-    out.sort((a, b) => (b.similarity ?? -1) - (a.similarity ?? -1) || b.row.signed_at - a.row.signed_at);
-    return body(out);
+    return this.thread.query({ bands: fp.bands, hash_value: fp.hash_value }, [hashType], threshold, MATCH_LIMIT);
+  }
+
+  /** Issue 28: the stored image PDQs within `maxDistance` of any of `hashes`, nearest first, at most MATCH_LIMIT. */
+  async pdqQuery(hashes: string[], maxDistance: number): Promise<{ id: number; distance: number }[]> {
+    await this.loaded();
+    return (await this.thread.pdqQuery(hashes, maxDistance)).slice(0, MATCH_LIMIT);
+  }
+
+  /** Issue 28: the stored videos at least `minPercent` of whose query frames have a partner within `maxDistance`, best first. */
+  async vpdqQuery(frames: string[], maxDistance: number, minPercent: number): Promise<{ id: number; percent: number }[]> {
+    await this.loaded();
+    return (await this.thread.vpdqQuery(frames, maxDistance, minPercent)).slice(0, MATCH_LIMIT);
   }
 
   /**
-   * Issue 28, verify-file of an image: its matches by ImagePHash (at `threshold`) and by
-   * PDQ (any of `pdqHashes` within 31 bits), each record once with `matched_by` (the
-   * ImagePHash when both found it, with `pdq_distance` too) and sorted as one list
-   * (similarity, then signed_at), at most 100. Not cached: the answer cache knows bands only.
+   * Matches ready to present: each candidate with its record's reduced fields (a record
+   * gone from the store is dropped), sorted by similarity then signed_at (newest first,
+   * decisions.md 3), at most MATCH_LIMIT.
    */
-  async answerImage(fp: Omit<MatchQuery, 'hash_type'>, pdqHashes: string[], threshold: number): Promise<string> {
-    const byHash = await this.match(fp, ['ImagePHash'], threshold);
-    const found = (await this.thread.pdqQuery(pdqHashes, PDQ_MATCH_DISTANCE)).slice(0, MATCH_LIMIT);
-    const rows = found.length === 0 ? new Map<number, ReducedText>() : await this.reducedRows(found.map((m) => ({ id: m.id, similarity: null })));
-    const byPdq = new Map<number, { row: ReducedText; distance: number }>();
-    for (const m of found) {
-      const row = rows.get(m.id);
-      if (row !== undefined) byPdq.set(m.id, { row, distance: m.distance });
-    }
+  async withRows(candidates: readonly { seq: number; similarity: number | null; matchedBy?: MatchedRecord['matchedBy']; pdqDistance?: number }[]): Promise<MatchedRecord[]> {
+    if (candidates.length === 0) return [];
+    const rows = await this.reducedRows(candidates.map((c) => ({ id: c.seq, similarity: null })));
     const out: MatchedRecord[] = [];
-    for (const m of byHash) {
-      const p = m.seq === undefined ? undefined : byPdq.get(m.seq);
-      if (m.seq !== undefined) byPdq.delete(m.seq);
-      out.push({ ...m, matchedBy: 'ImagePHash', ...(p === undefined ? {} : { pdqDistance: p.distance }) });
+    for (const c of candidates) {
+      const row = rows.get(c.seq);
+      if (row !== undefined) out.push({ similarity: c.similarity, row, seq: c.seq, matchedBy: c.matchedBy, pdqDistance: c.pdqDistance });
     }
-    for (const { row, distance } of byPdq.values()) out.push({ similarity: pdqSimilarity(distance), row, matchedBy: 'PDQ', pdqDistance: distance });
-    out.sort((a, b) => (b.similarity ?? -1) - (a.similarity ?? -1) || b.row.signed_at - a.row.signed_at);
-    return body(out.length > MATCH_LIMIT ? out.slice(0, MATCH_LIMIT) : out);
-  }
-
-  /**
-   * Issue 28, verify-file of a video: its matches by VideoPHash (at `threshold`) and by
-   * vPDQ (`frames`: the query's frame hashes of quality >= 50; a record matches when at
-   * least VPDQ_MATCH_PERCENT of them have a frame of it within 31 bits), each record once
-   * with `matched_by` (VideoPHash when both found it); a vPDQ-only match's similarity is
-   * its share of query frames matched. Not cached, as answerImage.
-   */
-  async answerVideo(fp: Omit<MatchQuery, 'hash_type'>, frames: string[], threshold: number): Promise<string> {
-    const byHash = await this.match(fp, ['VideoPHash'], threshold);
-    const found = (await this.thread.vpdqQuery(frames, PDQ_MATCH_DISTANCE, VPDQ_MATCH_PERCENT)).slice(0, MATCH_LIMIT);
-    const rows = found.length === 0 ? new Map<number, ReducedText>() : await this.reducedRows(found.map((m) => ({ id: m.id, similarity: null })));
-    const out: MatchedRecord[] = byHash.map((m) => ({ ...m, matchedBy: 'VideoPHash' as const }));
-    const seen = new Set(byHash.map((m) => m.seq));
-    for (const m of found) {
-      const row = rows.get(m.id);
-      if (row !== undefined && !seen.has(m.id)) out.push({ similarity: m.percent, row, matchedBy: 'vPDQ' });
-    }
-    out.sort((a, b) => (b.similarity ?? -1) - (a.similarity ?? -1) || b.row.signed_at - a.row.signed_at);
-    return body(out.length > MATCH_LIMIT ? out.slice(0, MATCH_LIMIT) : out);
+    out.sort((x, y) => (y.similarity ?? -1) - (x.similarity ?? -1) || y.row.signed_at - x.row.signed_at);
+    return out.length > MATCH_LIMIT ? out.slice(0, MATCH_LIMIT) : out;
   }
 
   /** Stops following the feed and ends the index thread. */
@@ -464,28 +429,16 @@ function parseFingerprint(text: string | null): unknown {
 }
 
 /**
- * Spec 4.2: a fingerprinted upload's matches (null fingerprint = unsupported or
- * unreadable), and (issue 21, additive) the upload's Content Credentials, the record a
- * vault embedded in them (embeddedRecord), and the conflicts between the credentials
- * and the records found (aiGenerationConflicts).
+ * Spec 4.2: an examined upload's matches (every candidate source that applies, confirmed
+ * and presented by the pipeline; none for an unsupported or unreadable file), and (issue
+ * 21, additive) the upload's Content Credentials, the record a vault embedded in them
+ * (embeddedRecord), and the conflicts between the credentials and the records found
+ * (aiGenerationConflicts).
  */
-export async function verifyFile(
-  deps: { matching: MatchingService; store: Store },
-  fp: Fingerprint | null,
-  credentials: ContentCredentials,
-  pdq: PdqFingerprint | VpdqFingerprint | null = null,
-  pdqDihedral?: string[],
-): Promise<string> {
-  let answer: string;
-  if (fp === null) answer = body([], true);
-  else if (fp.hash_type === 'ImagePHash' && pdq?.hash_type === 'PDQ' && pdq.quality >= PDQ_MIN_QUALITY) {
-    // the query's eight dihedral hashes (rotations and mirrors) when the decode gave them
-    const hashes = pdqDihedral !== undefined && pdqDihedral.length === 8 && pdqDihedral[0] === pdq.hash_value ? pdqDihedral : [pdq.hash_value];
-    answer = await deps.matching.answerImage(fp, hashes, VERIFY_FILE_THRESHOLD);
-  } else if (fp.hash_type === 'VideoPHash' && pdq?.hash_type === 'vPDQ') {
-    const frames = pdq.frames.filter((f) => f.quality >= PDQ_MIN_QUALITY).map((f) => f.hash_value);
-    answer = await deps.matching.answerVideo(fp, frames, VERIFY_FILE_THRESHOLD);
-  } else answer = (await deps.matching.answer(fp, [fp.hash_type], VERIFY_FILE_THRESHOLD)).toString();
+export async function verifyFile(deps: { matching: MatchingService; store: Store }, found: Examination): Promise<string> {
+  const credentials = found.content_credentials ?? { present: null, message: 'not read' };
+  const readable = found.fingerprint !== null || found.pdq_hash !== null;
+  const answer = readable ? body(await findMatches(deps.matching, found, VERIFY_FILE_THRESHOLD)) : body([], true);
   const embedded = credentials.present === true && credentials.provenant_record !== null ? await embeddedRecord(deps.store, credentials.provenant_record) : null;
   return withCredentials(answer, credentials, embedded, credentialConflicts(answer, credentials, embedded));
 }
@@ -508,7 +461,10 @@ function credentialConflicts(answer: string, credentials: ContentCredentials, em
  * and bands), or bands with an optional hash_value.
  */
 export async function verifyFuzzy(matching: MatchingService, query: FuzzyRequest): Promise<Buffer | string> {
-  if (query.kind === 'pdq') return matching.answerPdq([query.hash]);
+  if (query.kind === 'pdq') {
+    const found = await matching.pdqQuery([query.hash], PDQ_MATCH_DISTANCE);
+    return body(await matching.withRows(found.map((m) => ({ seq: m.id, similarity: pdqSimilarity(m.distance), matchedBy: 'PDQ' as const, pdqDistance: m.distance }))));
+  }
   if (query.kind === 'pixels') return matching.answer(imagePHashFromGrey72(query.pixels), ['ImagePHash'], VERIFY_FUZZY_THRESHOLD);
   if (query.types.length === 0) return body([]);
   return matching.answer({ bands: query.bands, hash_value: query.hash_value }, query.types, VERIFY_FUZZY_THRESHOLD);

@@ -4,7 +4,7 @@
 // uploads cannot exhaust memory), and decoding only in the worker pool (the event
 // loop never decodes or hashes a file).
 import type { Context } from 'koa';
-import { FingerprintError, PoolError, detectType, type ContentCredentials, type Fingerprint, type FingerprintPool, type PdqFingerprint, type VpdqFingerprint } from 'provenant';
+import { FingerprintError, PoolError, type Examination, type Fingerprint, type FingerprintPool } from 'provenant';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { ApiError } from '../errors.js';
@@ -78,25 +78,18 @@ export async function fingerprintUpload(deps: Pick<UploadDeps, 'config' | 'log' 
   }
 }
 
-/** What verify-file needs of an upload (issue 21): its fingerprint as fingerprintUpload's, and its Content Credentials, from one pool task. */
-export interface ExaminedUpload {
-  fingerprint: Fingerprint | null;
-  content_credentials: ContentCredentials;
-  /** Issue 28: an image's PDQ from the same decode, a video's vPDQ (null for audio, or when it could not be read). */
-  pdq_hash?: PdqFingerprint | VpdqFingerprint | null;
-  /** An image's eight dihedral PDQ hashes (hex; [0] is pdq_hash's), so a rotated or mirrored copy is found. */
-  pdq_dihedral?: string[];
-}
-
-/** fingerprintUpload's answer and the upload's Content Credentials, read in the pool beside it under the same deadline. */
-export async function examineUpload(deps: Pick<UploadDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array): Promise<ExaminedUpload> {
+/**
+ * What verify-file needs of an upload: its Examination (every fingerprint its kind has)
+ * with its Content Credentials (issue 21), from one pool task. A worker that failed
+ * examined nothing: no fingerprints, nothing claimed about the credentials.
+ */
+export async function examineUpload(deps: Pick<UploadDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array): Promise<Examination> {
   try {
-    // images (PDQ from the same decode) and videos (vPDQ, a second ffmpeg run); audio has none
-    const kind = detectType(bytes)?.kind;
-    return await deps.pool.examine(bytes, { pdq: kind === 'image' || kind === 'video' });
+    // a decoder's refusal is in `failure` (no fingerprints); its deadline throws, as fingerprint()'s
+    return await deps.pool.examine(bytes);
   } catch (err) {
-    // a worker that crashed read neither: nothing is claimed about the credentials
-    return { fingerprint: poolFailure(deps, err), content_credentials: { present: null, message: 'not read: the worker failed' } };
+    poolFailure(deps, err);
+    return { kind: null, fingerprint: null, pdq_hash: null, content_credentials: { present: null, message: 'not read: the worker failed' } };
   }
 }
 

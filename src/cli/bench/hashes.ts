@@ -20,7 +20,6 @@ import type { MediaKind } from '../../lib/detect.js';
 import { alignedSimilarity, SEQUENCE_ALIGNMENT, similarityFromDistance } from '../../lib/hamming.js';
 import { pdqDistance, pdqFromHex, type PdqFingerprint, type VpdqFingerprint } from '../../lib/pdq.js';
 import type { Fingerprint, HashType } from '../../lib/types.js';
-import type { FingerprintOutcome } from '../../media/errors.js';
 import type { FingerprintPool } from '../../pool/index.js';
 
 /** One file's hash under one family. */
@@ -362,12 +361,11 @@ export async function findPeers(): Promise<Peer[]> {
 export type HashOutcome = { fingerprint: Fingerprint; pdq: PdqFingerprint | VpdqFingerprint | null } | { failure: string };
 
 /** The pool's fingerprint task asked for the PDQ too (images: one decode gives both; video: vPDQ of the same frames). */
-export async function fingerprintWithPdq(pool: FingerprintPool, bytes: Uint8Array, timeoutMs: number): Promise<HashOutcome> {
-  const buffer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
-  const outcome = await pool.run<FingerprintOutcome>('fingerprint', { buffer, deadline: Date.now() + timeoutMs, pdq: true }, [buffer as ArrayBuffer]);
-  if ('failure' in outcome) return { failure: outcome.message };
-  if (outcome.fingerprint === null) return { failure: 'no fingerprint (not a supported file, or audio under about 3 s)' };
-  return { fingerprint: outcome.fingerprint, pdq: outcome.pdq_hash ?? null };
+export async function fingerprintWithPdq(pool: FingerprintPool, bytes: Uint8Array): Promise<HashOutcome> {
+  const found = await pool.examine(bytes, { credentials: false });
+  if (found.failure !== undefined) return { failure: found.failure.message };
+  if (found.fingerprint === null) return { failure: 'no fingerprint (not a supported file, or audio under about 3 s)' };
+  return { fingerprint: found.fingerprint, pdq: found.pdq_hash };
 }
 
 /**
@@ -376,7 +374,7 @@ export async function fingerprintWithPdq(pool: FingerprintPool, bytes: Uint8Arra
  * workers never wait for a read. `onEach` after each file. A file that cannot be read
  * or decoded, or gives no fingerprint, is a failure with its reason.
  */
-export async function hashFiles(pool: FingerprintPool, paths: readonly string[], lanes: number, onEach?: () => void, timeoutMs = 10 * 60_000): Promise<HashOutcome[]> {
+export async function hashFiles(pool: FingerprintPool, paths: readonly string[], lanes: number, onEach?: () => void): Promise<HashOutcome[]> {
   const out: HashOutcome[] = new Array(paths.length);
   let next = 0;
   const read = (i: number) => readFile(paths[i]).then((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength), (e: unknown) => e as Error);
@@ -386,7 +384,7 @@ export async function hashFiles(pool: FingerprintPool, paths: readonly string[],
     while (current !== null) {
       const [i, bytes] = current;
       const file = await bytes;
-      const hashed = file instanceof Error ? Promise.reject(file) : fingerprintWithPdq(pool, file, timeoutMs);
+      const hashed = file instanceof Error ? Promise.reject(file) : fingerprintWithPdq(pool, file);
       current = claim(); // read ahead while the pool works
       try {
         out[i] = await hashed;
