@@ -57,7 +57,7 @@ export default async function fingerprint({ buffer, deadline, examine, credentia
       throw e;
     }
     // a supported kind the decoders refused: its credentials may still be read
-    found = { kind: detectType(bytes)?.kind ?? null, fingerprint: null, pdq_hash: null, failure: { code: e.code, message: e.message } };
+    found = { kind: detectType(bytes)?.kind ?? null, fingerprint: null, pdq_hash: null, iscc: null, failure: { code: e.code, message: e.message } };
   }
   return read === undefined ? found : { ...found, content_credentials: await read };
 }

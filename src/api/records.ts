@@ -50,6 +50,9 @@ export const pdqHash = z.union([
   z.object({ hash_type: z.literal('vPDQ'), frames: z.array(z.object({ timestamp: z.number().min(0), ...pdqPart })).min(1) }),
 ]);
 
+/** Issue 32: a record's reference to its local feature set. */
+export const featuresRef = z.object({ version: z.number().int().min(1).max(255), count: z.number().int().min(1), digest: hex64 });
+
 /**
  * integrity_report and perceptual_hash in answers are the objects the signer signed,
  * returned byte for byte (a record's signature covers them): their usual fields are
@@ -78,6 +81,10 @@ const recordFields = {
   expires_at: z.unknown(),
   tags: z.unknown(),
   pdq_hash: pdqHash.optional(),
+  /** Issue 33: the file's ISCC-CODE, signed when present. */
+  iscc: z.string().regex(/^ISCC:[A-Z2-7]+$/).optional(),
+  /** Issue 32: which local feature set is the record's (its SHA-256), signed when present; the set itself is not answered. */
+  features: featuresRef.optional(),
 };
 
 /** Spec 2.1: a signature as `GET /verify` and the creator profile answer it. */
@@ -92,6 +99,8 @@ export const signature = z
     revoked_at: ms.nullable(),
     revocation_reason: z.string().nullable(),
     contactable: z.boolean(),
+    /** Issue 32: whether the record has local features (verify-file then confirms its matches geometrically). */
+    has_features: z.boolean(),
     /** Issue 27, GET /verify only: the record's index in the transparency log, null until a checkpoint covers it (a second or two). */
     log_index: z.number().int().min(0).nullable().optional(),
   })

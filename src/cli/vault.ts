@@ -156,6 +156,7 @@ function describeDraft(d: Draft): string[] {
     `    sha256         ${c.file_hash}`,
     `    fingerprint    ${fp?.hash_type ?? 'none (not a media type the library fingerprints)'}`,
     ...(c.pdq_hash === undefined ? [] : [`    pdq            ${c.pdq_hash.hash_type === 'PDQ' ? `${c.pdq_hash.hash_value}, quality ${c.pdq_hash.quality}` : `vPDQ, ${c.pdq_hash.frames.length} frames`}`]),
+    ...(c.iscc === undefined ? [] : [`    iscc           ${c.iscc}`]),
     `    integrity      ${issues === 0 ? 'no issues found' : `${issues} issue(s) found`}`,
     `    intent         ${c.intent}; AI generation ${c.ai_generation ?? 'not declared'}`,
     `    rights         ${rightsLine(c)}`,

@@ -18,12 +18,12 @@ export {
   normalizeRecord, normalizeRecordContent, recordOf, parseRecord, canonicalRecordBytes, actionHash, signRecord, isSignerKey, verifyRecord,
   isPlainObject, isHex64, commentProblem,
   canonicalRevocationBytes, signRevocation, verifyRevocation, parseRevocation,
-  pdqHashOrAbsent, PDQ_MAX_FRAMES,
+  pdqHashOrAbsent, PDQ_MAX_FRAMES, isccOrAbsent, isccContentUnit, ISCC_TEXT_MAX, featuresRefOrAbsent, FEATURES_REF_MAX_COUNT,
 } from './records.js';
 export type {
   SignatureRecord, SignedRecord, RecordContent, RecordInput, RecordField, ContentRights, ContentRightsField, EnumField,
   Intent, AiGeneration, License, CommercialLicensing, AiTraining, ContactPreference, InvalidFieldCode,
-  RevocationEntry, FreeFormField, PdqHashValue,
+  RevocationEntry, FreeFormField, PdqHashValue, FeaturesRef,
 } from './records.js';
 export {
   fileSha256, fileSha256Hex, createFileHasher, hmacSha256ForService, hmacSha256HexForService,

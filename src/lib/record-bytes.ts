@@ -27,9 +27,10 @@ export function canonicalBytes(value: object): Uint8Array {
 
 /**
  * Fields a record may carry beyond the twelve, signed only when present (not null):
- * a record without them has the twelve fields' bytes exactly (issue 28's pdq_hash).
+ * a record without them has the twelve fields' bytes exactly (issue 28's pdq_hash, issue
+ * 33's iscc, issue 32's features).
  */
-export const OPTIONAL_RECORD_FIELDS = ['pdq_hash'] as const;
+export const OPTIONAL_RECORD_FIELDS = ['pdq_hash', 'iscc', 'features'] as const;
 
 /** The twelve fields of `record`, undefined mapped to null, and the optional fields it holds. */
 function twelve(record: SignatureRecord): Record<RecordField, unknown> {
@@ -45,7 +46,7 @@ function twelve(record: SignatureRecord): Record<RecordField, unknown> {
 /**
  * The bytes a record's signature covers (decisions.md 2): the RFC 8785 canonical JSON
  * (UTF-8) of an object with exactly the twelve RECORD_FIELDS, each present (undefined
- * written as null), plus `pdq_hash` when the record has one (not null); any other key
+ * written as null), plus each OPTIONAL_RECORD_FIELDS field the record has (not null); any other key
  * of `record` left out. Throws TypeError on values
  * JSON cannot carry (NaN, lone surrogates, cycles).
  */

@@ -51,6 +51,17 @@ export interface SignatureRecord {
    * canonical bytes are exactly the twelve fields', as before.
    */
   pdq_hash?: PdqHashValue;
+  /** The file's ISCC-CODE (issue 33), signed only when present (record-extensions.ts). */
+  iscc?: string;
+  /** Which local feature set belongs to the record (issue 32), signed only when present; the set's bytes travel beside it. */
+  features?: FeaturesRef;
+}
+
+/** A record's reference to its local features: the set's format version, its count, and the SHA-256 (hex) of its bytes. */
+export interface FeaturesRef {
+  version: number;
+  count: number;
+  digest: string;
 }
 
 /** A record's `pdq_hash`: Meta's PDQ of an image, or one PDQ per sampled frame of a video. */

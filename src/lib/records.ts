@@ -13,11 +13,12 @@ import {
   verifyBytes,
 } from './identity.js';
 import { actionHashBytes, canonicalBytes, canonicalRecordBytes, RECORD_FIELDS, verifyRecordWith, type RecordField } from './record-bytes.js';
-import type { AiGeneration, AiTraining, CommercialLicensing, ContactPreference, ContentRights, Intent, License, PdqHashValue, SignatureRecord, SignedRecord } from './record-types.js';
+import type { AiGeneration, AiTraining, CommercialLicensing, ContactPreference, ContentRights, FeaturesRef, Intent, License, PdqHashValue, SignatureRecord, SignedRecord } from './record-types.js';
+import { decodeIscc, isccDecompose, IsccError, MT } from './iscc-codec.js';
 
 export { canonicalRecordBytes, RECORD_FIELDS, type RecordField };
 
-export type { AiGeneration, AiTraining, CommercialLicensing, ContactPreference, ContentRights, Intent, License, PdqHashValue, SignatureRecord, SignedRecord };
+export type { AiGeneration, AiTraining, CommercialLicensing, ContactPreference, ContentRights, FeaturesRef, Intent, License, PdqHashValue, SignatureRecord, SignedRecord };
 
 export const CONTENT_RIGHTS_FIELDS = ['license', 'commercial_licensing', 'ai_training', 'contact_preference'] as const;
 export type ContentRightsField = (typeof CONTENT_RIGHTS_FIELDS)[number];
@@ -401,6 +402,63 @@ export function pdqHashOrAbsent(value: unknown, anyCase = false): PdqHashValue |
   throw new InvalidFieldError('pdq_hash.hash_type', 'pdq_hash.hash_type must be PDQ or vPDQ');
 }
 
+// ---- beyond pdq_hash: the file's ISCC (issue 33) and its local features (issue 32), each signed only when present
+
+/** Longest ISCC-CODE string accepted: a 256-bit content unit with data and instance units is under 120 characters. */
+export const ISCC_TEXT_MAX = 200;
+
+/**
+ * A record's `iscc` (issue 33) checked, or undefined when absent or null: the file's
+ * ISCC-CODE (MainType ISCC), in its canonical `ISCC:` form exactly (the signature covers
+ * the string as written). Throws InvalidFieldError.
+ */
+export function isccOrAbsent(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value.length > ISCC_TEXT_MAX) throw new InvalidFieldError('iscc', `iscc must be an ISCC-CODE string ("ISCC:...", at most ${ISCC_TEXT_MAX} characters) or null`);
+  try {
+    const unit = decodeIscc(value);
+    if (unit.mainType !== MT.ISCC) throw new IsccError('it is a single unit, not an ISCC-CODE');
+    if (!value.startsWith('ISCC:') || /[\s-]/.test(value)) throw new IsccError('not in its canonical form');
+    isccDecompose(value);
+  } catch (e) {
+    throw new InvalidFieldError('iscc', `iscc must be an ISCC-CODE in canonical form: ${(e as Error).message}`);
+  }
+  return value;
+}
+
+/** The Content-Code unit of an ISCC-CODE (its first unit of MainType CONTENT), or null when it has none. */
+export function isccContentUnit(code: string): string | null {
+  for (const unit of isccDecompose(code)) if (decodeIscc(unit).mainType === MT.CONTENT) return unit;
+  return null;
+}
+
+/** Most features a published set may hold (the vault's sets are far smaller: features.ts). */
+export const FEATURES_REF_MAX_COUNT = 4096;
+
+/**
+ * A record's `features` (issue 32) checked, or undefined when absent or null:
+ * `{version, count, digest}`, the digest the SHA-256 (64 lowercase hex) of the feature
+ * set's bytes, which travel beside the record (publish's `features_data`), so the
+ * signature binds them to the record without carrying them. Throws InvalidFieldError.
+ */
+export function featuresRefOrAbsent(value: unknown): FeaturesRef | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainObject(value)) throw new InvalidFieldError('features', 'features must be an object {version, count, digest} or null');
+  for (const k of Object.keys(value)) if (k !== 'version' && k !== 'count' && k !== 'digest') throw new InvalidFieldError(`features.${k}`, `features has no field ${JSON.stringify(k)}`);
+  const { version, count, digest } = value;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1 || version > 255) throw new InvalidFieldError('features.version', 'features.version must be an integer from 1 to 255');
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > FEATURES_REF_MAX_COUNT) throw new InvalidFieldError('features.count', `features.count must be an integer from 1 to ${FEATURES_REF_MAX_COUNT}`);
+  if (typeof digest !== 'string' || !HEX64_LOWER.test(digest)) throw new InvalidFieldError('features.digest', 'features.digest must be the SHA-256 of the feature set, 64 lowercase hex digits');
+  return { version, count, digest };
+}
+
+/** The record's iscc and features, checked, as the keys to spread into it (none when absent). */
+function recordExtensions(input: { iscc?: unknown; features?: unknown }): { iscc?: string; features?: FeaturesRef } {
+  const iscc = isccOrAbsent(input.iscc);
+  const features = featuresRefOrAbsent(input.features);
+  return { ...(iscc === undefined ? {} : { iscc }), ...(features === undefined ? {} : { features }) };
+}
+
 function commentOrNull(value: unknown, field = 'comment'): string | null {
   if (value === undefined || value === null) return null;
   const problem = commentProblem(field, value);
@@ -428,6 +486,10 @@ export interface RecordInput {
   perceptual_hash?: unknown;
   /** Issue 28: PDQ or vPDQ; absent or null when not computed. */
   pdq_hash?: unknown;
+  /** Issue 33: the file's ISCC-CODE; absent or null when not computed. */
+  iscc?: unknown;
+  /** Issue 32: the reference to the record's feature set; absent or null without one. */
+  features?: unknown;
   comment?: unknown;
   supersedes?: unknown;
   expires_at?: unknown;
@@ -465,6 +527,7 @@ export function normalizeRecordContent(input: Omit<RecordInput, 'signer' | 'sign
     supersedes = input.supersedes.toLowerCase();
   }
   const pdq = pdqHashOrAbsent(input.pdq_hash, true);
+  const extensions = recordExtensions(input);
   return {
     file_hash: input.file_hash.toLowerCase(),
     intent: input.intent === undefined || input.intent === null ? 'Authorship' : enumToResponse('intent', input.intent),
@@ -477,6 +540,7 @@ export function normalizeRecordContent(input: Omit<RecordInput, 'signer' | 'sign
     expires_at: jsonValue('expires_at', input.expires_at),
     tags: jsonValue('tags', input.tags),
     ...(pdq === undefined ? {} : { pdq_hash: pdq }),
+    ...extensions,
   };
 }
 
@@ -555,6 +619,7 @@ export function parseRecord(input: unknown): SignatureRecord {
     throw new InvalidFieldError('supersedes', 'supersedes must be an action hash (64 lowercase hex characters) or null', 'invalid_supersedes');
   }
   const pdq = pdqHashOrAbsent((input as Record<string, unknown>).pdq_hash);
+  const extensions = recordExtensions(input);
   return {
     file_hash: r.file_hash,
     signer: r.signer,
@@ -569,6 +634,7 @@ export function parseRecord(input: unknown): SignatureRecord {
     expires_at: jsonValue('expires_at', r.expires_at),
     tags: jsonValue('tags', r.tags),
     ...(pdq === undefined ? {} : { pdq_hash: pdq }),
+    ...extensions,
   };
 }
 

@@ -15,6 +15,7 @@ import { decodeFailure, FingerprintError, readFailure, type FingerprintErrorCode
 import { fingerprintFile, readHead, type FingerprintOptions } from './fingerprint.js';
 import { decodeImageHashes } from './image.js';
 import { videoPdqFrames } from './video.js';
+import { isccOfFile, type IsccFileOptions } from './iscc.js';
 
 export interface Examination {
   /** What the content is (src/lib/detect.ts); null: not a type this library fingerprints. */
@@ -25,6 +26,13 @@ export interface Examination {
   pdq_hash: PdqFingerprint | VpdqFingerprint | null;
   /** An image's eight dihedral PDQ hashes (hex, PDQ_DIHEDRAL order: [0] is pdq_hash's), for rotated and mirrored copies. */
   pdq_dihedral?: string[];
+  /**
+   * The file's ISCC (issue 33, ISO 24138): `code` the ISCC-CODE (64-bit units: the
+   * Content-Code where the kind has one, then the Data- and Instance-Code; ISCC-SUM for
+   * other files), `content` its Content-Code alone (null when there is none). Null when
+   * the file could not be read for it.
+   */
+  iscc: ExaminedIscc | null;
   /** The file's Content Credentials, when they were read (the pool's examine). */
   content_credentials?: ContentCredentials;
   /**
@@ -35,8 +43,15 @@ export interface Examination {
   failure?: { code: FingerprintErrorCode; message: string };
 }
 
-/** An Examination of nothing this library fingerprints. */
-export const NOTHING_FOUND: Readonly<Examination> = Object.freeze({ kind: null, fingerprint: null, pdq_hash: null });
+export interface ExaminedIscc {
+  code: string;
+  content: string | null;
+}
+
+export interface ExamineOptions extends FingerprintOptions {
+  /** The Image-Code as the ISCC SDK makes it (a second decode for an image with a colour profile; the vault's choice: ImageHashOptions). */
+  isccExact?: boolean;
+}
 
 /**
  * Every fingerprint of a file path or of a file's bytes: for an image all of them from
@@ -45,36 +60,53 @@ export const NOTHING_FOUND: Readonly<Examination> = Object.freeze({ kind: null, 
  * with a FingerprintError as fingerprintFile does (the pool's task turns that into
  * `failure`).
  */
-export async function examineFile(pathOrBuffer: string | Uint8Array, opts: FingerprintOptions = {}): Promise<Examination> {
+export async function examineFile(pathOrBuffer: string | Uint8Array, opts: ExamineOptions = {}): Promise<Examination> {
   const path = typeof pathOrBuffer === 'string' ? pathOrBuffer : null;
   const deadline = deadlineOrDefault(opts.deadline);
+  const memoryLimitMb = opts.decoderMemoryMb !== undefined ? opts.decoderMemoryMb : opts.sandbox?.memoryLimitMb;
+  const iscc = (imageCode?: string) => isccOf(pathOrBuffer, { deadline, memoryLimitMb, imageCode });
   let format = 'media';
   try {
     const type = detectType(path === null ? (pathOrBuffer as Uint8Array) : await readHead(path));
-    if (type === null) return { ...NOTHING_FOUND };
+    // ISCC has codes for text, and for any other file its Data- and Instance-Code
+    if (type === null) return { kind: null, fingerprint: null, pdq_hash: null, iscc: await iscc() };
     format = type.format;
-    if (type.kind === 'audio') return { kind: 'audio', fingerprint: await fingerprintFile(pathOrBuffer, { ...opts, deadline }), pdq_hash: null };
+    if (type.kind === 'audio') {
+      const [fingerprint, code] = await Promise.all([fingerprintFile(pathOrBuffer, { ...opts, deadline }), iscc()]);
+      return { kind: 'audio', fingerprint, pdq_hash: null, iscc: code };
+    }
     if (type.kind === 'video') {
-      const fingerprint = await fingerprintFile(pathOrBuffer, { ...opts, deadline });
-      const memoryLimitMb = opts.decoderMemoryMb !== undefined ? opts.decoderMemoryMb : opts.sandbox?.memoryLimitMb;
-      return { kind: 'video', fingerprint, pdq_hash: vpdqFingerprint(await videoPdqFrames(pathOrBuffer, type.format, { deadline, memoryLimitMb })) };
+      const [fingerprint, frames, code] = await Promise.all([
+        fingerprintFile(pathOrBuffer, { ...opts, deadline }),
+        videoPdqFrames(pathOrBuffer, type.format, { deadline, memoryLimitMb }),
+        iscc(),
+      ]);
+      return { kind: 'video', fingerprint, pdq_hash: vpdqFingerprint(frames), iscc: code };
     }
     const bytes = path === null ? (pathOrBuffer as Uint8Array) : new Uint8Array(await readFile(path));
+    const image = { ...opts.image, isccExact: opts.isccExact };
     const hashes = opts.sandbox !== undefined
-      ? await opts.sandbox.imageHashes(bytes, type.format, opts.image, deadline)
-      : await decodeImageHashes(bytes, type.format, opts.image);
+      ? await opts.sandbox.imageHashes(bytes, type.format, image, deadline)
+      : await decodeImageHashes(bytes, type.format, image);
     const hash_value = Array.from(hashes.imagePHash);
     return {
       kind: 'image',
       fingerprint: { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) },
       pdq_hash: pdqFingerprint(hashes.pdq),
       pdq_dihedral: hashes.pdqDihedral,
+      iscc: await isccOf(bytes, { deadline, imageCode: hashes.isccImage }),
     };
   } catch (e) {
     if (e instanceof FingerprintError) throw e;
     const fromFileSystem = path !== null && typeof (e as NodeJS.ErrnoException).syscall === 'string';
     throw fromFileSystem ? readFailure(path, e) : decodeFailure(format, e);
   }
+}
+
+/** The file's ISCC at 64 bits (isccOfFile, given the Image-Code made from the examination's decode). */
+async function isccOf(input: string | Uint8Array, options: IsccFileOptions): Promise<ExaminedIscc> {
+  const found = await isccOfFile(input, options);
+  return { code: found.iscc, content: found.content?.code ?? null };
 }
 
 /** A file's perceptual fingerprint and its PDQ (issue 28): what a record carries as perceptual_hash and pdq_hash. */

@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import type { MediaFormat } from '../lib/detect.js';
 import { imageHashFromPixels } from '../lib/dhash.js';
 import { imageHashesFromPixels, type PdqHash } from '../lib/pdq.js';
+import { isccImageCodeFromPixels } from '../lib/iscc.js';
 import '../lib/wasm.js'; // installs the Node loader of the WebAssembly kernels (build/*.wasm)
 import { decodeBmp } from './bmp.js';
 
@@ -99,6 +100,18 @@ export interface ImageHashes {
   pdq: PdqHash;
   /** The eight dihedral PDQ hashes' hex from the same DCT (PDQ_DIHEDRAL order). */
   pdqDihedral: string[];
+  /** The ISCC Image-Code (64 bits, `ISCC:EEA...`; issue 33) of the same pixels, or as the SDK decodes them with `isccExact`. */
+  isccImage: string;
+}
+
+export interface ImageHashOptions extends ImageDecodeOptions {
+  /**
+   * The Image-Code exactly as the ISCC SDK makes it (Pillow leaves an embedded colour
+   * profile unapplied): an image with a profile is decoded a second time without it for
+   * the Image-Code alone. Off, the Image-Code comes from the same pixels as the other
+   * hashes (a profile's conversion moves a few grey values by a step or two: docs/iscc.md).
+   */
+  isccExact?: boolean;
 }
 
 /**
@@ -106,7 +119,12 @@ export interface ImageHashes {
  * defined over every pixel, so shrink-on-load is not applied here). Throws when it
  * cannot be decoded.
  */
-export async function decodeImageHashes(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}): Promise<ImageHashes> {
-  const px = await decodeImagePixels(bytes, format, { ...options, shrinkOnLoad: false });
-  return imageHashesFromPixels(px.data, px.width, px.height, px.channels);
+export async function decodeImageHashes(bytes: Uint8Array, format: MediaFormat, options: ImageHashOptions = {}): Promise<ImageHashes> {
+  const { isccExact, ...decode } = options;
+  const px = await decodeImagePixels(bytes, format, { ...decode, shrinkOnLoad: false });
+  const hashes = imageHashesFromPixels(px.data, px.width, px.height, px.channels);
+  const asTheSdk = isccExact === true && format !== 'bmp' && (await sharp(bytes, { pages: 1 }).metadata()).hasProfile === true
+    ? await decodeImagePixels(bytes, format, { ...decode, shrinkOnLoad: false, ignoreIcc: true })
+    : px;
+  return { ...hashes, isccImage: isccImageCodeFromPixels(asTheSdk.data, asTheSdk.width, asTheSdk.height, asTheSdk.channels).iscc };
 }

@@ -43,6 +43,11 @@ export interface IsccFileOptions {
   memoryLimitMb?: number | null;
   /** Seconds of audio fingerprinted at most (default ISCC_AUDIO_MAX_SECONDS). */
   audioMaxSeconds?: number;
+  /**
+   * An image's Image-Code when the caller made it already, from its own decode of the
+   * same bytes (src/media/examine.ts: the decoder sandbox's one decode); not decoded again then.
+   */
+  imageCode?: string;
 }
 
 /** What isccOfFile found. */
@@ -93,7 +98,7 @@ export async function isccOfFile(input: string | Uint8Array, options: IsccFileOp
   let content: IsccFileResult['content'] = null;
   let format: IsccFileResult['format'] = type?.format ?? null;
   try {
-    if (type?.kind === 'image') content = await imageContent(bytes!, type.format, bits);
+    if (type?.kind === 'image') content = options.imageCode !== undefined ? { kind: 'image', code: options.imageCode } : await imageContent(bytes!, type.format, bits);
     else if (type?.kind === 'audio') content = await audioContent(input, type.format as AudioFormat, bits, opts);
     else if (type?.kind === 'video') content = await videoContent(input, type.format, bits, opts);
     else if (type === null && bytes !== null) {

@@ -23,7 +23,7 @@ import type { IntegrityReport } from '../lib/integrity.js';
 import type { ContentCredentials } from '../lib/content-credentials.js';
 import { compiledFile } from '../lib/wasm.js';
 import { deadlineOrDefault, msUntil } from './deadline.js';
-import { ImageDecodeError, type ImageDecodeOptions, type ImageHashes } from './image.js';
+import { ImageDecodeError, type ImageDecodeOptions, type ImageHashes, type ImageHashOptions } from './image.js';
 import { DECODER_DEFAULT_MEMORY_MB, memoryLimitScript } from './memory-limit.js';
 
 /** Times a request is sent again to a new process after an idle exit crossed it. */
@@ -31,7 +31,7 @@ const MAX_RESENDS = 3;
 
 type RequestBody =
   | { op: 'image-hash'; bytes: Uint8Array; format: MediaFormat; options: ImageDecodeOptions }
-  | { op: 'image-hashes'; bytes: Uint8Array; format: MediaFormat; options: ImageDecodeOptions }
+  | { op: 'image-hashes'; bytes: Uint8Array; format: MediaFormat; options: ImageHashOptions }
   | { op: 'integrity'; bytes: Uint8Array }
   | { op: 'content-credentials'; bytes: Uint8Array }
   | { op: 'abort' | 'hang' };
@@ -108,7 +108,7 @@ export class DecoderSandbox {
   }
 
   /** ImagePHash and PDQ of an image file's bytes, from one decode in the sandbox process. */
-  imageHashes(bytes: Uint8Array, format: MediaFormat, options: ImageDecodeOptions = {}, deadline?: number): Promise<ImageHashes> {
+  imageHashes(bytes: Uint8Array, format: MediaFormat, options: ImageHashOptions = {}, deadline?: number): Promise<ImageHashes> {
     return this.request({ op: 'image-hashes', bytes, format, options }, deadline) as Promise<ImageHashes>;
   }
 

@@ -6,7 +6,7 @@
 import { access, constants, readFile } from 'node:fs/promises';
 import { fileSha256Hex } from '../lib/digest.js';
 import { normalizeRecordContent, type RecordContent, type SignedRecord } from '../lib/records.js';
-import { perceptualHashes } from '../media/examine.js';
+import { examineFile } from '../media/examine.js';
 import { integrityReport } from '../media/integrity.js';
 import type { ProvenantClient, QuotaState } from '../sdk/client.js';
 import { ProvenantError } from '../sdk/errors.js';
@@ -95,13 +95,17 @@ export function checkDeclaration(declaration: Declaration): void {
   normalizeRecordContent({ ...declaration, file_hash: '0'.repeat(64) });
 }
 
-/** Hash, fingerprint (with PDQ or vPDQ, issue 28) and integrity report of each file, computed locally. */
+/**
+ * Hash, examination (the fingerprint, PDQ or vPDQ (issue 28), the ISCC-CODE as the ISCC
+ * SDK makes it (issue 33)) and integrity report of each file, computed locally.
+ */
 export async function draftRecords(files: string[], declaration: Declaration, progress: SignUi['progress']): Promise<Draft[]> {
   const drafts: Draft[] = [];
   for (const file of files) {
     const bytes = new Uint8Array(await readFile(file));
-    const [{ fingerprint: perceptual_hash, pdq_hash }, integrity_report] = await Promise.all([perceptualHashes(bytes), integrityReport(bytes)]);
-    drafts.push({ file, content: normalizeRecordContent({ ...declaration, file_hash: fileSha256Hex(bytes), perceptual_hash, pdq_hash, integrity_report }) });
+    const [found, integrity_report] = await Promise.all([examineFile(bytes, { isccExact: true }), integrityReport(bytes)]);
+    const { fingerprint: perceptual_hash, pdq_hash } = found;
+    drafts.push({ file, content: normalizeRecordContent({ ...declaration, file_hash: fileSha256Hex(bytes), perceptual_hash, pdq_hash, iscc: found.iscc?.code, integrity_report }) });
     progress('reading', drafts.length, files.length);
   }
   return drafts;

@@ -100,7 +100,7 @@ function verifiesIndependently(sig: Record<string, unknown>, signature: string):
 }
 
 const SIGNATURE_KEYS = [
-  'action_hash', 'ai_generation', 'comment', 'contactable', 'content_rights', 'expires_at', 'file_hash', 'integrity_report',
+  'action_hash', 'ai_generation', 'comment', 'contactable', 'content_rights', 'expires_at', 'file_hash', 'has_features', 'integrity_report',
   'intent', 'log_index', 'perceptual_hash', 'revocation_reason', 'revoked', 'revoked_at', 'signed_at', 'signer', 'signer_did',
   'signer_display_name', 'signer_profile_picture', 'signer_username', 'superseded_by', 'supersedes', 'tags',
 ];
@@ -197,6 +197,7 @@ test('POST /sign then GET /verify: full shapes; profile fields only once granted
       perceptual_hash: { hash_type: 'ImagePHash', hash_value: [1, 2, 3, 4, 5, 6, 7, 8], bands: [[1], [2], [3], [4], [5], [6], [7], [8]] },
       comment: 'first cut 😀', supersedes: null, superseded_by: null, expires_at: null, tags: null,
       revoked: false, revoked_at: null, revocation_reason: null, contactable: true,
+      has_features: false, // issue 32: POST /sign makes records without local features
     },
   );
   assert.match(s.signer_did, /^did:key:z6Mk/);

@@ -4,8 +4,8 @@
 // test/store/sqlite.test.ts runs them on a SQLite file.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { SignatureRecord } from 'provenant';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { dataCode, imageCode, instanceCode, isccCode, isccDecompose, type SignatureRecord } from 'provenant';
 import {
   reducedJson,
   StoreConflictError,
@@ -489,6 +489,32 @@ function signaturesContract(name: string, open: OpenStore): void {
     await store.signatures.insertRevocation({ action_hash: onlyPdq.action_hash, reason: null, revoked_at: Date.now(), signer: key, signature: 'sig', source: 'vault', appId: null });
     list = await store.signatures.listPdqHashes(seqs[0] - 1, 10);
     assert.equal(list.map((r) => r.revoked), [true, false]);
+  });
+
+  test('issues 32, 33: a feature set and an ISCC Content-Code beside their records; such records are fingerprinted and reduced', async ({ store }) => {
+    const key = agentKey();
+    const u = await newUser(store, { agentKey: key });
+    // a real ISCC-CODE (Image-Code, Data-Code, Instance-Code) and an ISCC-SUM without a Content-Code
+    const image = isccCode([imageCode(Array.from({ length: 1024 }, (_, i) => (i * 37) % 256)).iscc, dataCode(new Uint8Array([1, 2, 3])).iscc, instanceCode(new Uint8Array([1, 2, 3])).iscc]).iscc;
+    const sum = isccCode([dataCode(new Uint8Array([4])).iscc, instanceCode(new Uint8Array([4])).iscc]).iscc;
+    const features = new Uint8Array(3000).map((_, i) => (i * 7) & 0xff);
+    const digest = createHash('sha256').update(features).digest('hex');
+    const withIscc = rowOf(u.id, recordOf(key, { iscc: image }));
+    const withFeatures = { ...rowOf(u.id, recordOf(key, { features: { version: 1, count: 10, digest } })), features };
+    const onlySum = rowOf(u.id, recordOf(key, { iscc: sum }));
+    await store.signatures.insertSignatures([withIscc, withFeatures, onlySum], personalCharge(u.id));
+    const seqs = await Promise.all([withIscc, withFeatures, onlySum].map(async (r) => (await store.signatures.get(r.action_hash))!.seq));
+    assert.equal((await store.signatures.get(withIscc.action_hash))!.record, withIscc.record);
+    assert.equal((await store.signatures.get(withFeatures.action_hash))!.record, withFeatures.record);
+    assert.equal(await store.signatures.listIsccContents(seqs[0] - 1, 10), [{ seq: seqs[0], content: isccDecompose(image)[0] }]);
+    const sets = await store.signatures.listFeatures(seqs[0] - 1, seqs[2]);
+    assert.equal(sets.map((r) => r.seq), [seqs[1]]);
+    assert.ok(Buffer.from(sets[0].data).equals(Buffer.from(features)), 'the bytes come back as stored');
+    assert.equal(await store.signatures.listFeatures(seqs[1], seqs[2]), []);
+    // matchable by features or by a Content-Code; an ISCC-SUM alone matches nothing
+    assert.equal((await store.signatures.reducedBySeqs(seqs)).map((r) => r.seq).sort((a, b) => a - b), [seqs[0], seqs[1]]);
+    const stored = (await store.feed.since(0, 10_000)).filter((c) => c.kind === 'stored' && c.signature_seq >= seqs[0]);
+    assert.equal(stored.map((c) => c.kind === 'stored' && c.has_fingerprint), [true, true, false]);
   });
 
   test.run();

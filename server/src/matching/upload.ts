@@ -89,7 +89,7 @@ export async function examineUpload(deps: Pick<UploadDeps, 'config' | 'log' | 'p
     return await deps.pool.examine(bytes);
   } catch (err) {
     poolFailure(deps, err);
-    return { kind: null, fingerprint: null, pdq_hash: null, content_credentials: { present: null, message: 'not read: the worker failed' } };
+    return { kind: null, fingerprint: null, pdq_hash: null, iscc: null, content_credentials: { present: null, message: 'not read: the worker failed' } };
   }
 }
 

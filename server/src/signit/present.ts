@@ -35,8 +35,10 @@ function recordFields(s: StoredSignature, supersededBy: string | null) {
     superseded_by: supersededBy,
     expires_at: answered('expires_at', r.expires_at),
     tags: answered('tags', r.tags),
-    // issue 28: signed only when present, so answered only then (a reader re-verifying needs it)
+    // issues 28, 33, 32: signed only when present, so answered only then (a reader re-verifying needs them)
     ...(r.pdq_hash === undefined || r.pdq_hash === null ? {} : { pdq_hash: r.pdq_hash }),
+    ...(typeof r.iscc === 'string' ? { iscc: r.iscc } : {}),
+    ...(r.features === undefined || r.features === null ? {} : { features: r.features }),
   };
 }
 
@@ -55,6 +57,7 @@ export function publicSignature(s: StoredSignature, supersededBy: string | null)
     revoked_at: s.revocation?.revoked_at ?? null,
     revocation_reason: s.revocation?.reason ?? null,
     contactable: s.revocation === null && rights?.contact_preference === 'AllowContactRequests',
+    has_features: s.record.features !== undefined && s.record.features !== null,
   };
 }
 

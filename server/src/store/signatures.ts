@@ -11,7 +11,7 @@
 // of nodes never overshoot a limit. The store knows the counting, not the rules: the
 // caller's `decide` callback turns the counts into a charge.
 import canonicalize from 'canonicalize';
-import type { SignatureRecord } from 'provenant';
+import { isccContentUnit, type SignatureRecord } from 'provenant';
 import type { Feed } from './feed.js';
 import { appendLogEntries, recordLogEntry, revocationLogEntry, thumbnailLogEntry } from './log.js';
 import { reducedJson } from './reduced.js';
@@ -65,6 +65,8 @@ export interface NewSignature {
   userId: string;
   appId: string | null;
   source: SignatureSource;
+  /** Issue 32: the feature set's bytes, when the record has `features` (the caller checked them against its digest). */
+  features?: Uint8Array;
 }
 
 /** Signs counted in the period, read inside the insert transaction. */
@@ -149,6 +151,16 @@ export interface SignaturesStore {
    * was revoked (the PDQ index's load and feed, `admin export-hashes`).
    */
   listPdqHashes(afterSeq: number, limit: number): Promise<{ seq: number; action_hash: string; pdq_hash_json: string; revoked: boolean }[]>;
+  /**
+   * Issue 32: the feature sets of the records with `afterSeq < seq <= upToSeq`, in seq
+   * order (the match index's load and feed).
+   */
+  listFeatures(afterSeq: number, upToSeq: number): Promise<{ seq: number; data: Uint8Array }[]>;
+  /**
+   * Issue 33: the Content-Code units of the records' ISCC-CODEs after `afterSeq`, `limit`
+   * at most, in seq order (the ISCC index's load and feed).
+   */
+  listIsccContents(afterSeq: number, limit: number): Promise<{ seq: number; content: string }[]>;
   /** Fingerprinted records after `afterSeq`, `limit` at most, in seq order. */
   listFingerprinted(afterSeq: number, limit: number): Promise<{ seq: number; record: SignatureRecord }[]>;
   /** The highest record seq stored so far (0 when there is none). */
@@ -211,6 +223,21 @@ function fromRow(row: SignatureRow): StoredSignature {
 }
 
 // ---------------------------------------------------------------- queries
+
+/**
+ * Whether a match can find the record: by its perceptual hash, its PDQ (issue 28), its
+ * local features (issue 32) or its ISCC's Content-Code (issue 33). These records get a
+ * reduced row and count as fingerprinted (has_fingerprint).
+ */
+function matchable(s: NewSignature): boolean {
+  const r = s.record;
+  return r.perceptual_hash !== null || (r.pdq_hash !== undefined && r.pdq_hash !== null) || s.features !== undefined || contentUnit(r) !== null;
+}
+
+/** The Content-Code unit of a record's ISCC-CODE (issue 33), or null without one. */
+function contentUnit(r: SignatureRecord): string | null {
+  return typeof r.iscc === 'string' ? isccContentUnit(r.iscc) : null;
+}
 
 const SELECT = `
   SELECT s.seq, s.action_hash, s.record, s.signature, s.user_id, s.app_id, s.source, s.published_at,
@@ -277,7 +304,7 @@ export function createSignaturesStore(db: Db, feed: Feed, options: { transparenc
               const hash = s.record.perceptual_hash;
               const pdq = s.record.pdq_hash === undefined || s.record.pdq_hash === null ? null : (canonicalize(s.record.pdq_hash) ?? null);
               return [
-                s.action_hash, s.record.file_hash, s.record.signer, s.record.signed_at, s.record.intent, s.record.supersedes, hash !== null || pdq !== null,
+                s.action_hash, s.record.file_hash, s.record.signer, s.record.signed_at, s.record.intent, s.record.supersedes, matchable(s),
                 ...(d.perceptualHash.written ? [hash === null ? null : (canonicalize(hash) ?? null)] : []),
                 pdq, text, s.signature, s.userId, s.appId, s.source, decision.overage[i] === true,
               ];
@@ -291,12 +318,23 @@ export function createSignaturesStore(db: Db, feed: Feed, options: { transparenc
           // RETURNING keeps no order
           const seqOf = new Map(inserted.map((r) => [r.action_hash, r.seq]));
           const seqs = inserted.map((r) => r.seq).sort((a, b) => a - b);
-          // the reduced row of every record a match can find: by its perceptual hash or its PDQ (issue 28)
-          const matchable = (s: (typeof rows)[number]) => s.record.perceptual_hash !== null || (s.record.pdq_hash !== undefined && s.record.pdq_hash !== null);
           const reduced = rows.flatMap((s) => (!matchable(s) ? [] : [[seqOf.get(s.action_hash)!, s.record.signed_at, reducedJson(s.record)]]));
           if (reduced.length > 0) {
             const r = d.batch([['seq', 'bigint'], ['signed_at', 'bigint'], ['reduced', 'text']], reduced);
             await tx.run(`INSERT INTO signature_reduced (seq, signed_at, reduced) SELECT seq, signed_at, reduced FROM ${r.from}`, r.params);
+          }
+          for (const s of rows) {
+            if (s.features !== undefined && s.record.features !== undefined && s.record.features !== null) {
+              await tx.run('INSERT INTO record_features (seq, data) VALUES (?, ?)', [seqOf.get(s.action_hash)!, Buffer.from(s.features.buffer, s.features.byteOffset, s.features.byteLength)]);
+            }
+          }
+          const iscc = rows.flatMap((s) => {
+            const content = contentUnit(s.record);
+            return content === null ? [] : [[seqOf.get(s.action_hash)!, content]];
+          });
+          if (iscc.length > 0) {
+            const b = d.batch([['seq', 'bigint'], ['content', 'text']], iscc);
+            await tx.run(`INSERT INTO record_iscc (seq, content) SELECT seq, content FROM ${b.from}`, b.params);
           }
           await changes.appendStored(seqs[0], seqs[seqs.length - 1], publishedAt);
           // the log's entries, in the batch's (= seq) order, under the feed lock taken above
@@ -405,6 +443,19 @@ export function createSignaturesStore(db: Db, feed: Feed, options: { transparenc
         [afterSeq, limit],
       );
       return rows.map((r) => ({ seq: r.seq, action_hash: r.action_hash, pdq_hash_json: r.pdq, revoked: r.revoked !== null }));
+    },
+
+    async listFeatures(afterSeq, upToSeq) {
+      const rows = await db.all<{ seq: number; data: Uint8Array }>(
+        'SELECT seq, data FROM record_features WHERE seq > ? AND seq <= ? ORDER BY seq',
+        [afterSeq, upToSeq],
+      );
+      return rows.map((r) => ({ seq: Number(r.seq), data: new Uint8Array(r.data.buffer, r.data.byteOffset, r.data.byteLength) }));
+    },
+
+    async listIsccContents(afterSeq, limit) {
+      const rows = await db.all<{ seq: number; content: string }>('SELECT seq, content FROM record_iscc WHERE seq > ? ORDER BY seq LIMIT ?', [afterSeq, limit]);
+      return rows.map((r) => ({ seq: Number(r.seq), content: r.content }));
     },
 
     async listFingerprinted(afterSeq, limit) {
