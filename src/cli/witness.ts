@@ -6,16 +6,18 @@ import { parseArgs } from 'node:util';
 import { visible, visibleLines } from '../lib/terminal-text.js';
 import { TlogError } from '../lib/tlog/errors.js';
 import { parseVerifierKey, SIG_ED25519 } from '../lib/tlog/note.js';
-import { loadOrCreateWitnessKey, startWitness, WitnessSetupError } from '../lib/tlog/witness-server.js';
+import { loadOrCreateWitnessKey, startWitness, WITNESS_CLIENT_RATE, WitnessSetupError } from '../lib/tlog/witness-server.js';
 import type { Command } from './command.js';
 import { USAGE_ERROR, UsageError } from './usage.js';
 
-const SERVE_USAGE = `usage: provenant witness serve --port N --data-dir DIR --name NAME --log VKEY [--log VKEY ...] [--host ADDR]
+const SERVE_USAGE = `usage: provenant witness serve --port N --data-dir DIR --name NAME --log VKEY [--log VKEY ...] [--host ADDR] [--client-rate R]
   cosigns the checkpoints of the logs whose verifier keys are given (a key's name is its
   log's origin): POST http://ADDR:N/add-checkpoint; GET http://ADDR:N/<sha256 of origin>/checkpoint
   answers the latest cosigned one. ADDR defaults to 127.0.0.1 (--host 0.0.0.0 to take
   submissions from other machines). The key is made in DIR on first start (0600); the
   latest cosigned checkpoint of each log is kept in DIR. One process per DIR.
+  Each submitting address (an IPv6 one's /64) may send R add-checkpoint requests a second
+  on average, 5 seconds' worth at once (default ${WITNESS_CLIENT_RATE}); beyond, 429 with Retry-After.
 `;
 const KEY_USAGE = `usage: provenant witness key --data-dir DIR
   prints the witness's cosignature verifier key (type 0x04), for the logs' configuration
@@ -29,7 +31,7 @@ function parse(args: string[]) {
       args,
       options: {
         port: { type: 'string' }, 'data-dir': { type: 'string' }, name: { type: 'string' }, log: { type: 'string', multiple: true },
-        host: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        host: { type: 'string' }, 'client-rate': { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
       strict: true,
@@ -60,7 +62,9 @@ async function serve(args: string[]): Promise<number> {
     }
     if (key.type !== SIG_ED25519) throw new UsageError(`--log ${vkey}: a log key is an Ed25519 (type 0x01) verifier key`);
   }
-  const running = await startWitness({ dir, name: values.name, logs, port: Number(values.port), host: values.host ?? '127.0.0.1' });
+  const rate = values['client-rate'] ?? String(WITNESS_CLIENT_RATE);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(rate) || !(Number(rate) > 0) || Number(rate) > 1e6) throw new UsageError('--client-rate R is a positive number of requests a second');
+  const running = await startWitness({ dir, name: values.name, logs, port: Number(values.port), host: values.host ?? '127.0.0.1', clientRate: Number(rate) });
   process.stdout.write(`${visibleLines([
     `witness ${running.witness.name} listening on ${running.url}`,
     `verifier key ${running.verifierKey}`,
@@ -77,7 +81,7 @@ async function serve(args: string[]): Promise<number> {
 async function key(args: string[]): Promise<number> {
   const values = parse(args);
   const dir = dataDir(values);
-  if (values.name !== undefined || values.log !== undefined || values.port !== undefined || values.host !== undefined) throw new UsageError('witness key takes --data-dir only');
+  if (values.name !== undefined || values.log !== undefined || values.port !== undefined || values.host !== undefined || values['client-rate'] !== undefined) throw new UsageError('witness key takes --data-dir only');
   process.stdout.write(`${visible(loadOrCreateWitnessKey(dir).verifierKey)}\n`);
   return 0;
 }

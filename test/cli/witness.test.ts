@@ -17,7 +17,9 @@ import {
   signCheckpoint, signNote, tileHashReader, tilePath, verifierOf, verifyCheckpoint, formatNote, parseNote, type TileCoord,
   TlogError, cosignaturesFrom, formatAddCheckpoint, parseConflictSize,
 } from '../../src/lib/tlog/index.js';
-import { startWitness, type RunningWitness } from '../../src/lib/tlog/witness-server.js';
+import { startWitness, witnessClientKey, type RunningWitness } from '../../src/lib/tlog/witness-server.js';
+import { Witness, type WitnessRecord } from '../../src/lib/tlog/witness.js';
+import { request as httpRequest } from 'node:http';
 import { goUnavailable, runTlogref } from '../helpers/go.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -190,6 +192,92 @@ test('the spec\'s other answers: 404 unknown origin, 403 signatures, 400 malform
   } finally {
     await w.close();
   }
+});
+
+test('issue 34: a checkpoint repeating the log\'s signature is refused (403) before any verify, and nothing is cosigned', async () => {
+  const real = verifierOf(ORIGIN, SIG_ED25519, logSeed);
+  let verifies = 0;
+  const counted = { ...real, verify: (text: Uint8Array, sig: Uint8Array) => { verifies++; return real.verify(text, sig); } };
+  const records = new Map<string, WitnessRecord>();
+  const store = { get: async (o: string) => records.get(o) ?? null, put: async (o: string, r: WitnessRecord) => { records.set(o, r); } };
+  const w = new Witness({ name: 'witness.example/w9', seed: new Uint8Array(32).fill(9), logs: [counted], store });
+  const log = new TestLog(entries(0, 5));
+  const good = log.checkpoint();
+  const [sig] = parseNote(good).signatures;
+  // the report's body: the log's one valid signature line, 100 times (the most a note may hold)
+  const repeated = formatNote(parseNote(good).text, Array<typeof sig>(100).fill(sig));
+  const r = await w.addCheckpoint(body(0, [], repeated));
+  assert.is(r.status, 403);
+  assert.match(r.body, /repeats a signature of the log key/);
+  assert.is(verifies, 0);
+  assert.is(records.size, 0);
+  // the same checkpoint with its line once: one verify, cosigned
+  const ok = await w.addCheckpoint(body(0, [], good));
+  assert.is(ok.status, 200, ok.body);
+  assert.is(verifies, 1);
+  // over HTTP, with the key as configured
+  const served = await startWitness({ dir: tempDir(), name: 'witness.example/w11', logs: [LOG_VKEY] });
+  try {
+    assert.is((await post(served, body(0, [], repeated))).status, 403);
+    assert.is((await fetch(`${served.url}/${createHash('sha256').update(ORIGIN).digest('hex')}/checkpoint`)).status, 404);
+  } finally {
+    await served.close();
+  }
+});
+
+/** POST add-checkpoint from `localAddress` (a loopback address other than 127.0.0.1 is another client). */
+function postFrom(w: { port: number }, text: string, localAddress: string): Promise<{ status: number; retryAfter: string | undefined; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: w.port, path: '/add-checkpoint', method: 'POST', localAddress, agent: false }, (res) => {
+      let t = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => { t += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], text: t }));
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+test('issue 34: add-checkpoint is rate-limited per submitting address: 429 with Retry-After, others still served', async () => {
+  let now = 1_000_000;
+  // one request a second on average, five at once; the clock stands still unless moved
+  const w = await startWitness({ dir: tempDir(), name: 'witness.example/w10', logs: [LOG_VKEY], clientRate: 1, clock: () => now });
+  try {
+    const log = new TestLog(entries(0, 3));
+    const cp = log.checkpoint();
+    const first = await postFrom(w, body(0, [], cp), '127.0.0.1');
+    assert.is(first.status, 200, first.text);
+    // the same size again is cosigned again (old size 3); four more fill the burst
+    for (let i = 0; i < 4; i++) assert.is((await postFrom(w, body(3, [], cp), '127.0.0.1')).status, 200);
+    const limited = await postFrom(w, body(3, [], cp), '127.0.0.1');
+    assert.is(limited.status, 429);
+    assert.is(limited.retryAfter, '1');
+    // malformed bodies count too (the limit is taken before the body is read)
+    assert.is((await postFrom(w, 'junk', '127.0.0.1')).status, 429);
+    // another address is another client
+    assert.is((await postFrom(w, body(3, [], cp), '127.0.0.2')).status, 200);
+    // a second later the first has one request again, and then none
+    now += 1000;
+    assert.is((await postFrom(w, body(3, [], cp), '127.0.0.1')).status, 200);
+    assert.is((await postFrom(w, body(3, [], cp), '127.0.0.1')).status, 429);
+    // the monitoring endpoint is not limited
+    const hash = createHash('sha256').update(ORIGIN).digest('hex');
+    assert.is((await fetch(`${w.url}/${hash}/checkpoint`)).status, 200);
+  } finally {
+    await w.close();
+  }
+});
+
+test('witnessClientKey: an IPv4 address, an IPv4-mapped one as IPv4, an IPv6 address as its /64', () => {
+  assert.is(witnessClientKey('192.0.2.7'), '192.0.2.7');
+  assert.is(witnessClientKey('::ffff:192.0.2.7'), '192.0.2.7');
+  assert.is(witnessClientKey('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64');
+  assert.is(witnessClientKey('2001:db8:1:2::9'), '2001:db8:1:2::/64');
+  assert.is(witnessClientKey('2001:db8::1'), '2001:db8:0:0::/64');
+  assert.is(witnessClientKey('::1'), '0:0:0:0::/64');
+  assert.is(witnessClientKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
+  assert.is(witnessClientKey(undefined), 'unknown');
 });
 
 test('a slow client is cut off at the request deadline while others are served', async () => {

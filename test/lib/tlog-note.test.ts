@@ -123,15 +123,45 @@ test('note format: what signed-note.md forbids is malformed', () => {
   assert.is(openNote(multi, [verifierOf('k.example', SIG_ED25519, seed(3))]).text, 'a\n\nb\n');
   // invalid UTF-8 bytes
   assert.is(code(() => openNote(Uint8Array.from([0xff, 0x0a, 0x0a, ...enc.encode(sigLine)]), [v])), 'malformed_note');
-  // at most 100 signatures are read; unknown ones are set aside, repeated known ones listed once
+  // at most 100 signatures are read; unknown ones are set aside, identical unknown lines listed once
   const many = EXAMPLE_NOTE + sigLine.repeat(100);
   assert.is(code(() => openNote(many, [v])), 'malformed_note');
   const unknown = '\u2014 other.example AAAAAAAAAAAAAAAAAAAAAAAA\n';
-  const some = EXAMPLE_NOTE + unknown + sigLine;
+  const some = EXAMPLE_NOTE + unknown + unknown;
   const o = openNote(some, [v]);
   assert.is(o.verified.length, 1);
   assert.is(o.unverified.length, 1);
   assert.is(o.unverified[0].name, 'other.example');
+});
+
+/** `v` with a count of its verify calls. */
+function counting(v: ReturnType<typeof parseVerifierKey>): { verifier: typeof v; calls: () => number } {
+  let calls = 0;
+  return { verifier: { ...v, verify: (text, sig) => { calls++; return v.verify(text, sig); } }, calls: () => calls };
+}
+
+test('issue 34: a known key\'s signature line repeated refuses the note before any signature is verified', () => {
+  const sigLine = EXAMPLE_NOTE.slice(EXAMPLE_NOTE.indexOf('\u2014'));
+  const c = counting(parseVerifierKey(EXAMPLE_VKEY));
+  // the add-checkpoint of the report: the log's valid signature 99 times more (100 lines, the most read)
+  assert.is(code(() => openNote(EXAMPLE_NOTE + sigLine.repeat(99), [c.verifier])), 'repeated_signature');
+  assert.is(c.calls(), 0);
+  // a repeat after unknown lines and another known key, and a repeat with other (broken) bytes: the same
+  const log = noteSigner('log.example/a', SIG_ED25519, seed(1));
+  const lc = counting(verifierOf('log.example/a', SIG_ED25519, seed(1)));
+  const text = 'log.example/a\n5\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n';
+  const [good] = parseNote(signNote(text, [log])).signatures;
+  const broken = { ...good, signature: good.signature.map((x, i) => (i === 3 ? x ^ 1 : x)) };
+  const unknown = { name: 'other.example', keyId: 7, signature: new Uint8Array(64) };
+  for (const sigs of [[good, unknown, good], [good, broken], [broken, good]]) {
+    assert.is(code(() => openNote(formatNote(text, sigs), [lc.verifier, c.verifier])), 'repeated_signature');
+  }
+  assert.is(lc.calls() + c.calls(), 0);
+  // each known key once: one verify each
+  const opened = openNote(formatNote(text, [unknown, good]), [lc.verifier, c.verifier]);
+  assert.is(opened.verified.length, 1);
+  assert.is(lc.calls(), 1);
+  assert.is(c.calls(), 0);
 });
 
 // ---------------------------------------------------------------- checkpoints
@@ -171,9 +201,10 @@ test('verifyCheckpoint: log key and origin, k of n cosignatures, any bad signatu
   assert.equal(v.cosignatures.map((c) => [c.name, c.timestamp]), [['w1.example', 1700000001], ['w3.example', 1700000003]]);
   assert.is(code(() => verifyCheckpoint(note, { logKeys: [logKey], witnesses: all, quorum: 3 })), 'quorum_not_met');
   assert.is(code(() => verifyCheckpoint(note, { logKeys: [logKey], witnesses: all, quorum: 4 })), 'malformed_key');
-  // a witness listed twice does not count twice
+  // a witness's cosignature twice never counts twice: the note is refused (issue 34); a key listed twice in the policy counts once
   const dup = signNote(formatCheckpoint({ origin: LOG, size: 1, rootHash: root, extensions: [] }), [logSigner, witnesses[0].signer, witnesses[0].signer]);
-  assert.is(code(() => verifyCheckpoint(dup, { logKeys: [logKey], witnesses: all, quorum: 2 })), 'quorum_not_met');
+  assert.is(code(() => verifyCheckpoint(dup, { logKeys: [logKey], witnesses: all, quorum: 2 })), 'repeated_signature');
+  assert.is(code(() => verifyCheckpoint(note, { logKeys: [logKey], witnesses: [all[0], all[0]], quorum: 2 })), 'quorum_not_met');
   // no log signature: witnesses alone do not make a checkpoint
   const witnessOnly = signNote(formatCheckpoint({ origin: LOG, size: 1, rootHash: root, extensions: [] }), [witnesses[0].signer]);
   assert.is(code(() => verifyCheckpoint(witnessOnly, { logKeys: [logKey], witnesses: all, quorum: 1 })), 'no_verified_signature');

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EMPTY_ROOT, noteSigner, signCheckpoint, SIG_ED25519, startWitness, TlogError, verifierOf, verifyCheckpoint, type RunningWitness } from 'provenant';
@@ -94,6 +94,41 @@ test('checkpoints are cosigned and served with the cosignature; a rewritten hist
     await witness.close();
     rmSync(witnessDir, { recursive: true, force: true });
     rmSync(secrets.dir, { recursive: true, force: true });
+  }
+});
+
+test('one witness key at two URLs: the served checkpoint holds its cosignature once, so readers accept it (issue 34)', async () => {
+  const secrets = logSecrets();
+  const dirA = mkdtempSync(join(tmpdir(), 'provenant-witness-'));
+  const dirB = mkdtempSync(join(tmpdir(), 'provenant-witness-'));
+  const a = await startWitness({ dir: dirA, name: 'witness.example/twice', logs: [secrets.vkey] });
+  // the same key in another directory: a second instance of one witness
+  copyFileSync(join(dirA, 'witness.key'), join(dirB, 'witness.key'));
+  const b = await startWitness({ dir: dirB, name: 'witness.example/twice', logs: [secrets.vkey] });
+  assert.is(b.verifierKey, a.verifierKey);
+  const srv = await startTestServer(
+    { PROVENANT_RATE_LIMIT: 'off', PROVENANT_SECRETS_DIR: secrets.dir, PROVENANT_BASE_URL: 'http://log.example', PROVENANT_LOG_WITNESSES: `${a.verifierKey} ${a.url},${b.verifierKey} ${b.url}` },
+    { engine },
+  );
+  try {
+    const log = srv.deps.transparencyLog;
+    await log.checkpointer.close();
+    const { token, user } = await srv.register();
+    await createServerCell(srv.deps, user.id);
+    await srv.deps.store.accounts.setUserTier(user.id, 'premium');
+    await signOne(srv, token);
+    const node = new Checkpointer({ store: log.store, identity: log.identity, witnesses: srv.deps.config.logWitnesses, log: srv.deps.log });
+    await node.tick();
+    assert.equal(node.witnesses.map((w) => w.lastError), [null, null]);
+    const served = await (await fetch(`${srv.url}/log/checkpoint`)).text();
+    assert.is(served.split('\u2014 witness.example/twice ').length - 1, 1, served);
+    assert.is(verifyCheckpoint(served, { logKeys: [secrets.vkey], witnesses: [a.verifierKey], quorum: 1 }).cosignatures.length, 1);
+    await node.close();
+  } finally {
+    await srv.close();
+    await a.close();
+    await b.close();
+    for (const d of [dirA, dirB, secrets.dir]) rmSync(d, { recursive: true, force: true });
   }
 });
 

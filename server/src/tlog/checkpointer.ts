@@ -182,8 +182,16 @@ export class Checkpointer {
     const bare = noteWithout(checkpoint.note, this.identity.origin);
     const outcomes = await Promise.all(witnesses.map((w) => w.addCheckpoint(bare, size, (old) => proveConsistency(old, size, reader), this.abort.signal)));
     const cosignatures: NoteSignature[] = [];
+    const keys = new Set<string>();
     outcomes.forEach((o, i) => {
-      if (o.ok) cosignatures.push(...o.cosignatures);
+      // one per key: a key configured at two URLs answers twice, and a note repeating a
+      // key's signature is refused by every reader (openNote)
+      if (o.ok) {
+        for (const c of o.cosignatures) {
+          if (!keys.has(`${c.name}+${c.keyId}`)) cosignatures.push(c);
+          keys.add(`${c.name}+${c.keyId}`);
+        }
+      }
       else this.log.warn('transparency log: a witness did not cosign', { witness: witnesses[i]!.config.url, error: o.error });
     });
     if (cosignatures.length === 0) return;

@@ -14,6 +14,7 @@ export type TlogErrorCode =
   | 'malformed_note'
   | 'malformed_key'
   | 'bad_signature'
+  | 'repeated_signature'
   | 'no_verified_signature'
   | 'malformed_checkpoint'
   | 'unknown_origin'

@@ -333,27 +333,39 @@ export function parseNote(note: string | Uint8Array): { text: string; signatures
 
 /**
  * Opens a note with the known verifiers (signed-note "Signatures"): signatures from
- * unknown keys (name and key ID not both matching) are set aside unverified; every
- * signature of a known key must verify (else bad_signature: the whole note is refused);
- * and at least one must (else no_verified_signature). Repeated signatures of one key
- * are verified and listed once.
+ * unknown keys (name and key ID not both matching) are set aside unverified (identical
+ * lines once); every signature of a known key must verify (else bad_signature: the whole
+ * note is refused); and at least one must (else no_verified_signature).
+ *
+ * A known key's (name, key ID) on two lines refuses the note (repeated_signature) before
+ * any signature is verified. The spec says a verifier MUST verify every signature of a
+ * known key, so a repeat cannot be dropped unchecked (Go's note.Open drops it), and
+ * verifying each repeat let one note buy MAX_NOTE_SIGNATURES verifications (issue 34).
+ * The spec's tuple names one key, and a key signs a note once.
  */
 export function openNote(note: string | Uint8Array, verifiers: readonly NoteVerifier[]): OpenedNote {
   const { text, signatures: sigs } = parseNote(note);
-  const textBytes = encoder.encode(text);
-  const verified: VerifiedSignature[] = [];
+  const known: { sig: NoteSignature; verifier: NoteVerifier }[] = [];
   const unverified: NoteSignature[] = [];
-  const seen = new Set<string>();
+  const seenKnown = new Set<string>();
+  const seenUnknown = new Set<string>();
   for (const sig of sigs) {
     const v = verifiers.find((k) => k.name === sig.name && k.keyId === sig.keyId);
     if (v === undefined) {
-      unverified.push(sig);
+      const line = formatSignatureLine(sig);
+      if (!seenUnknown.has(line)) unverified.push(sig);
+      seenUnknown.add(line);
       continue;
     }
+    const key = `${sig.name}+${hex8(sig.keyId)}`;
+    if (seenKnown.has(key)) throw new TlogError('repeated_signature', `the note repeats a signature of ${key}`);
+    seenKnown.add(key);
+    known.push({ sig, verifier: v });
+  }
+  const textBytes = encoder.encode(text);
+  const verified: VerifiedSignature[] = [];
+  for (const { sig, verifier: v } of known) {
     if (!v.verify(textBytes, sig.signature)) throw new TlogError('bad_signature', `the signature of ${sig.name}+${hex8(sig.keyId)} does not verify`);
-    const key = `${sig.name}+${sig.keyId}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
     const timestamp = v.type === SIG_COSIGNATURE_V1 ? cosignatureTimestamp(sig.signature) ?? undefined : undefined;
     verified.push(timestamp === undefined ? { ...sig, verifier: v } : { ...sig, verifier: v, timestamp });
   }

@@ -13,6 +13,7 @@ import { once } from 'node:events';
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { sha256Hex } from '../sha256.js';
 import { parseCheckpoint } from './checkpoint.js';
@@ -27,6 +28,16 @@ export const WITNESS_MAX_BODY_BYTES = 1 << 20;
 export const WITNESS_REQUEST_TIMEOUT_MS = 10_000;
 const HEADERS_TIMEOUT_MS = 5_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/**
+ * add-checkpoint requests per second a client (its address; docs/transparency-log.md)
+ * may send, on average. A log node sends about one a second while entries arrive, two
+ * with a 409 retry; a few nodes behind one address still fit.
+ */
+export const WITNESS_CLIENT_RATE = 4;
+/** A client may send this many seconds' worth of requests at once. */
+const BURST_SECONDS = 5;
+/** Clients remembered; beyond, those back to a full allowance are forgotten, then the oldest. */
+const MAX_CLIENTS = 10_000;
 
 /** A witness problem that is the operator's to fix (a key of another name, a key file others can read). */
 export class WitnessSetupError extends Error {
@@ -135,6 +146,10 @@ export interface StartWitnessOptions {
   now?: () => number;
   /** Time for a whole request to arrive (default WITNESS_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs?: number;
+  /** add-checkpoint requests per second per client address (default WITNESS_CLIENT_RATE); null: no limit. */
+  clientRate?: number | null;
+  /** Milliseconds, for the rate limit (tests). */
+  clock?: () => number;
 }
 
 export interface RunningWitness {
@@ -166,13 +181,92 @@ async function readBody(req: IncomingMessage, max: number): Promise<Buffer | nul
   return Buffer.concat(chunks);
 }
 
+/** The bits of an IPv6 client's address that name it: its /64, the usual size of one site's network. */
+const IPV6_CLIENT_BITS = 64;
+
+/** The 8 groups of an IPv6 address (`::` expanded, a dotted IPv4 tail as two groups). */
+function ipv6Groups(address: string): number[] {
+  let text = address.split('%')[0];
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4 !== null) {
+    const [a, b, c, d] = v4.slice(1).map(Number);
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const zeros = tail === undefined ? 0 : 8 - left.length - right.length;
+  return [...left, ...Array<string>(zeros).fill('0'), ...right].map((g) => parseInt(g, 16));
+}
+
+/**
+ * Who a request counts against: its IPv4 address (an IPv4-mapped IPv6 one too), or an
+ * IPv6 address's /64, so one holder of a network cannot take 2^64 allowances.
+ */
+export function witnessClientKey(address: string | undefined): string {
+  if (address === undefined) return 'unknown';
+  if (!isIPv6(address)) return address;
+  const groups = ipv6Groups(address);
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
+  }
+  return `${groups.slice(0, IPV6_CLIENT_BITS / 16).map((g) => g.toString(16)).join(':')}::/${IPV6_CLIENT_BITS}`;
+}
+
+/** A token bucket per client: `perSecond` requests a second on average, BURST_SECONDS' worth at once. */
+export class ClientRateLimit {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly burst: number;
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly clock: () => number = Date.now,
+  ) {
+    if (!(perSecond > 0) || !Number.isFinite(perSecond)) throw new RangeError('a client rate is a positive number of requests per second');
+    this.burst = Math.max(1, perSecond * BURST_SECONDS);
+  }
+
+  /** Takes one request of `client`: 0 when allowed, else the seconds until one is (for Retry-After). */
+  take(client: string): number {
+    const now = this.clock();
+    const b = this.buckets.get(client);
+    const tokens = b === undefined ? this.burst : Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.perSecond);
+    if (tokens < 1) {
+      this.buckets.set(client, { tokens, at: now });
+      return Math.max(1, Math.ceil((1 - tokens) / this.perSecond));
+    }
+    if (b === undefined) this.forgetIdle(now);
+    else this.buckets.delete(client); // re-inserted last: the map stays in order of last use
+    this.buckets.set(client, { tokens: tokens - 1, at: now });
+    return 0;
+  }
+
+  private forgetIdle(now: number): void {
+    if (this.buckets.size < MAX_CLIENTS) return;
+    for (const [client, b] of this.buckets) {
+      if (b.tokens + ((now - b.at) / 1000) * this.perSecond >= this.burst) this.buckets.delete(client);
+    }
+    // still full: the least recently seen go (their allowance starts afresh)
+    for (const client of this.buckets.keys()) {
+      if (this.buckets.size < MAX_CLIENTS) break;
+      this.buckets.delete(client);
+    }
+  }
+}
+
 const ORIGIN_CHECKPOINT = /^\/([0-9a-f]{64})\/checkpoint$/;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-async function handle(witness: Witness, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(witness: Witness, limit: ClientRateLimit | null, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
   if (path === '/add-checkpoint') {
     if (req.method !== 'POST') return send(res, 405, 'text/plain; charset=utf-8', 'use POST\n', { Allow: 'POST' });
+    // counted before the body is read: a refused request costs no parsing and no verify
+    const wait = limit === null ? 0 : limit.take(witnessClientKey(req.socket.remoteAddress));
+    if (wait > 0) {
+      res.setHeader('Connection', 'close');
+      return send(res, 429, 'text/plain; charset=utf-8', 'too many add-checkpoint requests from this address\n', { 'Retry-After': String(wait) });
+    }
     const body = await readBody(req, WITNESS_MAX_BODY_BYTES);
     if (body === null) {
       res.setHeader('Connection', 'close');
@@ -200,9 +294,11 @@ export async function startWitness(options: StartWitnessOptions): Promise<Runnin
   const key = loadOrCreateWitnessKey(options.dir, options.name);
   const witness = new Witness({ name: key.name, seed: key.seed, logs: options.logs, store: fileWitnessStore(options.dir), ...(options.now ? { now: options.now } : {}) });
   const requestTimeout = options.requestTimeoutMs ?? WITNESS_REQUEST_TIMEOUT_MS;
+  const clientRate = options.clientRate === undefined ? WITNESS_CLIENT_RATE : options.clientRate;
+  const limit = clientRate === null ? null : new ClientRateLimit(clientRate, options.clock);
   // Node checks the request and header deadlines on this interval (30 s by default)
   const server: Server = createServer({ connectionsCheckingInterval: Math.min(1000, requestTimeout) }, (req, res) => {
-    handle(witness, req, res).catch(() => {
+    handle(witness, limit, req, res).catch(() => {
       // a store that failed: nothing was cosigned; the client may retry
       send(res, 500, 'text/plain; charset=utf-8', 'the witness could not store its state\n');
     });

@@ -34,8 +34,8 @@ export interface WitnessOptions {
   name: string;
   /** Its 32-byte Ed25519 seed. */
   seed: Uint8Array;
-  /** Verifier keys (type 0x01) of the logs it witnesses; a key's name is its log's origin. */
-  logs: readonly string[];
+  /** Verifier keys (type 0x01) of the logs it witnesses, as strings or parsed; a key's name is its log's origin. */
+  logs: readonly (string | NoteVerifier)[];
   store: WitnessStore;
   /** POSIX seconds, for the cosignature timestamp. */
   now?: () => number;
@@ -96,7 +96,7 @@ export class Witness {
     this.cosigner = noteSigner(options.name, SIG_COSIGNATURE_V1, options.seed, options.now);
     this.verifierKey = verifierOf(options.name, SIG_COSIGNATURE_V1, options.seed).vkey;
     for (const vkey of options.logs) {
-      const v = parseVerifierKey(vkey);
+      const v = typeof vkey === 'string' ? parseVerifierKey(vkey) : vkey;
       if (v.type !== SIG_ED25519) throw new TlogError('malformed_key', `the log key ${v.name} is not an Ed25519 (0x01) key`);
       const list = this.logs.get(v.name) ?? [];
       list.push(v);
@@ -143,6 +143,9 @@ export class Witness {
       logSignatures = openNote(req.note, keys).verified.map(({ name, keyId, signature }) => ({ name, keyId, signature }));
     } catch (e) {
       if (e instanceof TlogError && (e.code === 'bad_signature' || e.code === 'no_verified_signature')) return answer(403, 'the checkpoint is not signed by the log key');
+      // a log key's signature line repeated: refused before any is verified (openNote), with
+      // the status the spec gives a trusted key's line that cannot be accepted
+      if (e instanceof TlogError && e.code === 'repeated_signature') return answer(403, 'the checkpoint repeats a signature of the log key');
       return answer(400, 'malformed checkpoint note');
     }
     let size: number;
