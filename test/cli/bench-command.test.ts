@@ -67,7 +67,7 @@ test('--json: originals by content, duplicates once, the unreadable and undecoda
   assert.is(c.corpus.duplicates, 1);
   assert.is(c.corpus.otherFiles, 1);
   assert.is(c.corpus.source[0], corpus);
-  assert.equal([c.suite.name, c.suite.version, c.seed, c.indexSize], ['provenant-variants', 1, 1, 2000]);
+  assert.equal([c.suite.name, c.suite.version, c.seed, c.indexSize], ['provenant-variants', 2, 1, 2000]);
   assert.ok(c.machine.cores >= 1 && c.versions.node === process.version && c.versions.ffmpeg.length > 0);
   const skipped = Object.fromEntries(first.skipped.map((s) => [s.path.slice(corpus.length + 1), s.reason]));
   assert.equal(Object.keys(skipped).sort(), ['broken-link.jpg', HOSTILE, 'secret.png'].sort());
@@ -84,7 +84,7 @@ test('--json: originals by content, duplicates once, the unreadable and undecoda
   const hashes = first.quality.map((q) => q.hash);
   assert.equal(hashes, ['ImagePHash', 'PDQ', 'sharp-phash', 'imghash', 'AudioChromaprint', 'VideoPHash', 'vPDQ']);
   const image = first.quality[0];
-  assert.is(image.transforms.length, 12);
+  assert.is(image.transforms.length, 21); // suite v2: v1's 12 edits and issue 32's 9
   assert.ok(image.transforms.every((t) => t.variants === 2 && t.notMade === 0));
   assert.equal(image.falseMatches.pairs, 1);
   const audio = first.quality.find((q) => q.hash === 'AudioChromaprint')!;
@@ -115,7 +115,7 @@ test('the tables: control characters in file names made visible; the missing pee
   assert.not.ok(r.stdout.includes('\x1b') || r.stdout.includes('\x07'), 'no raw control character reaches the terminal');
   assert.ok(r.stdout.includes('cut\\x1b[2J\\x07.jpg'), r.stdout);
   assert.match(r.stdout, /fpcalc missing \(not found on PATH/);
-  assert.match(r.stdout, /^provenant bench: suite provenant-variants v1, seed 1, /);
+  assert.match(r.stdout, /^provenant bench: suite provenant-variants v2, seed 1, /);
   assert.match(r.stdout, /ImagePHash \(provenant, image\): share of variants matched, of 2 originals/);
   assert.match(r.stdout, /Compared with the run of /);
   assert.match(r.stdout, /ImagePHash resize-50 verify-file\s+\S+ %\s+\S+ %\s+\+50\.0/);

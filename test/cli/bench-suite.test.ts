@@ -11,7 +11,7 @@ import { detectType, type MediaFormat } from '../../src/lib/detect.js';
 import { decodeAudio } from '../../src/media/audio.js';
 import { probeMedia } from '../../src/cli/bench/probe.js';
 import { streamFor } from '../../src/cli/bench/random.js';
-import { AUDIO_TRANSFORMS, IMAGE_TRANSFORMS, SUITE, VIDEO_TRANSFORMS, type Original, type Transform } from '../../src/cli/bench/suite.js';
+import { AUDIO_TRANSFORMS, IMAGE_TRANSFORMS, SUITE, SUITE_TRANSFORMS, VIDEO_TRANSFORMS, rotatedInnerScale, squareToQuad, type Original, type Transform } from '../../src/cli/bench/suite.js';
 
 const test = suite('cli/bench-suite');
 const MEDIA = new URL('../fixtures/media/', import.meta.url).pathname;
@@ -47,10 +47,82 @@ const close = (actual: number | null, expected: number, tolerance: number, what:
 
 test('the suite is named and versioned, with the transforms the issue lists', () => {
   assert.is(SUITE.name, 'provenant-variants');
-  assert.is(SUITE.version, 1);
+  assert.is(SUITE.version, 2);
+  // v1 stays reproducible: its edits, unchanged, are v2's first ones
+  assert.equal(SUITE_TRANSFORMS[1].image, IMAGE_TRANSFORMS);
+  assert.equal(SUITE_TRANSFORMS[2].image.slice(0, IMAGE_TRANSFORMS.length), [...IMAGE_TRANSFORMS]);
+  assert.equal(SUITE_TRANSFORMS[2].image.slice(IMAGE_TRANSFORMS.length).map((t) => t.id), [
+    'crop-area-30', 'crop-area-50', 'frame-wide', 'screenshot', 'rotate-15-crop', 'perspective', 'colour-filter', 'caption-crop', 'mirror-crop-jpeg',
+  ]);
+  assert.equal(SUITE_TRANSFORMS[2].audio, AUDIO_TRANSFORMS);
+  assert.equal(SUITE_TRANSFORMS[2].video, VIDEO_TRANSFORMS);
   assert.equal(IMAGE_TRANSFORMS.map((t) => t.id), ['resize-50', 'resize-25', 'jpeg-q40', 'brightness+20', 'crop-5', 'crop-10', 'crop-20', 'rotate-5', 'rotate-90', 'mirror', 'text-overlay', 'border']);
   assert.equal(AUDIO_TRANSFORMS.map((t) => t.id), ['mp3-64k', 'trim-10s', 'gain-6db', 'speed-2pct']);
   assert.equal(VIDEO_TRANSFORMS.map((t) => t.id), ['reencode', 'half-size', 'trim-5s', 'codec']);
+});
+
+const V2 = SUITE_TRANSFORMS[2].image;
+
+test('v2 image variants (issue 32): area crops at a corner, frame, screenshot, rotation without corners, perspective, filter, combinations', async () => {
+  const photo = join(MEDIA, 'fruits.jpg'); // 512 x 480
+  const src = await rgb(photo);
+  const dims = async (path: string) => { const m = await sharp(path).metadata(); return [m.width!, m.height!]; };
+  for (const [id, keep] of [['crop-area-30', 0.7], ['crop-area-50', 0.5]] as const) {
+    const out = await make(V2, id, photo);
+    const [w, h] = await dims(out);
+    close(w * h / (512 * 480), keep, 0.01, `${id} area kept`);
+    // the window is at a corner: its pixels are the original's at one of the four offsets
+    const got = await rgb(out);
+    const offsets = [[0, 0], [512 - w, 0], [0, 480 - h], [512 - w, 480 - h]];
+    const at = offsets.find(([x, y]) => [0, w - 1].every((cx) => [0, h - 1].every((cy) => [0, 1, 2].every((c) => got.data[(cy * w + cx) * 3 + c] === src.data[((cy + y) * 512 + cx + x) * 3 + c]))));
+    assert.ok(at !== undefined, `${id}: a corner window`);
+  }
+  const frame = await make(V2, 'frame-wide', photo);
+  assert.equal(await dims(frame), [512 + 2 * 205, 480 + 2 * 48]);
+  const shot = await make(V2, 'screenshot', photo);
+  const [sw, sh] = await dims(shot);
+  assert.is(sw, 512);
+  close(sh / sw, 19.5 / 9, 0.01, 'screenshot aspect');
+  const rot = await make(V2, 'rotate-15-crop', photo);
+  const [rw, rh] = await dims(rot);
+  const s = rotatedInnerScale(512, 480, 15);
+  close(rw, Math.floor(512 * s) - 2, 1, 'rotated window width');
+  close(rh, Math.floor(480 * s) - 2, 1, 'rotated window height');
+  // no white corner is left: the window's corners are picture, not the rotation's background
+  const r = await rgb(rot);
+  for (const [x, y] of [[0, 0], [rw - 1, 0], [0, rh - 1], [rw - 1, rh - 1]]) {
+    const i = (y * rw + x) * 3;
+    assert.ok(r.data[i] + r.data[i + 1] + r.data[i + 2] < 3 * 250, `corner ${x},${y} is not background`);
+  }
+  const persp = await make(V2, 'perspective', photo);
+  assert.equal(await dims(persp), [512, 480]);
+  const p = await rgb(persp);
+  const whiteCorners = [[0, 0], [511, 0], [0, 479], [511, 479]].filter(([x, y]) => p.data.subarray((y * 512 + x) * 3, (y * 512 + x) * 3 + 3).every((v) => v === 255));
+  assert.is(whiteCorners.length, 2, 'the shortened edge leaves two corners of white');
+  const filtered = await rgb(await make(V2, 'colour-filter', photo));
+  assert.equal([filtered.width, filtered.height], [512, 480]);
+  assert.ok(filtered.data.some((v, i) => v !== src.data[i]));
+  const cap = await make(V2, 'caption-crop', photo);
+  const [cw, ch] = await dims(cap);
+  close(cw * ch / (512 * (480 + Math.round(480 / 7))), 0.85, 0.01, 'caption-crop area kept');
+  const mirrored = await make(V2, 'mirror-crop-jpeg', photo);
+  assert.is(formatOf(mirrored), 'jpeg');
+  const [mw, mh] = await dims(mirrored);
+  close(mw * mh / (512 * 480), 0.8, 0.01, 'mirror-crop area kept');
+  // deterministic: the same seed gives the same bytes
+  assert.ok(readFileSync(await make(V2, 'screenshot', photo, 7)).equals(readFileSync(await make(V2, 'screenshot', photo, 7))));
+});
+
+test('the geometry of v2: the inscribed rotation window and the square-to-quad homography', () => {
+  assert.ok(Math.abs(rotatedInnerScale(100, 100, 0) - 1) < 1e-12);
+  // a square rotated 45° holds an axis-aligned square of side 1 / sqrt(2)
+  assert.ok(Math.abs(rotatedInnerScale(100, 100, 45) - Math.SQRT1_2) < 1e-12);
+  const quad: [number, number][] = [[10, 5], [90, 0], [100, 80], [0, 100]];
+  const m = squareToQuad(quad);
+  for (const [[u, v], [x, y]] of [[[0, 0], quad[0]], [[1, 0], quad[1]], [[1, 1], quad[2]], [[0, 1], quad[3]]] as const) {
+    const z = m[6] * u + m[7] * v + m[8];
+    assert.ok(Math.abs((m[0] * u + m[1] * v + m[2]) / z - x) < 1e-9 && Math.abs((m[3] * u + m[4] * v + m[5]) / z - y) < 1e-9, `corner ${u},${v}`);
+  }
 });
 
 test('image variants: sizes, crops, rotation, mirror, border, brightness, caption and JPEG', async () => {

@@ -293,13 +293,24 @@ async function onPath(name: string, path = process.env.PATH ?? ''): Promise<stri
   return null;
 }
 
-function run(file: string, args: string[], timeoutMs: number): Promise<string> {
+/** A program's stdout; a failure unless it exits 0 or `answered` accepts what it printed. */
+function run(file: string, args: string[], timeoutMs: number, answered?: (stdout: string) => boolean): Promise<string> {
   return new Promise((done, fail) => {
     execFile(file, args, { timeout: timeoutMs, maxBuffer: 16 << 20, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err) fail(new Error(`${file} failed: ${(stderr || err.message).trim().split('\n').pop()}`));
+      if (err && !(err.killed !== true && answered?.(stdout))) fail(new Error(`${file} failed: ${(stderr || err.message).trim().split('\n').pop()}`));
       else done(stdout);
     });
   });
+}
+
+/** fpcalc's JSON answer (`-json`): a fingerprint of words. */
+function fpcalcAnswer(stdout: string): { fingerprint: number[] } | null {
+  try {
+    const out = JSON.parse(stdout) as { fingerprint?: unknown };
+    return Array.isArray(out.fingerprint) && out.fingerprint.length > 0 && out.fingerprint.every((w) => Number.isInteger(w)) ? (out as { fingerprint: number[] }) : null;
+  } catch {
+    return null;
+  }
 }
 
 async function sharpPhash(): Promise<Peer> {
@@ -342,7 +353,11 @@ async function fpcalc(): Promise<Peer> {
     family,
     status: { name: 'fpcalc', kind: 'audio', found: true, detail: version },
     async hash(path) {
-      const out = JSON.parse(await run(file, ['-raw', '-json', '-length', '120', path], 120_000)) as { fingerprint: number[] };
+      // Chromaprint 1.5's fpcalc exits 3 after "Error decoding audio frame (End of file)" on
+      // many files once it has printed their whole fingerprint (FFmpeg 5's end of stream):
+      // the answer it printed counts
+      const out = fpcalcAnswer(await run(file, ['-raw', '-json', '-length', '120', path], 120_000, (stdout) => fpcalcAnswer(stdout) !== null));
+      if (out === null) throw new Error(`${file} printed no fingerprint for ${path}`);
       const bytes = new Uint8Array(out.fingerprint.length * 4);
       const view = new DataView(bytes.buffer);
       out.fingerprint.forEach((w, i) => view.setUint32(4 * i, w >>> 0, true));

@@ -10,6 +10,7 @@ import { reportHtml } from './html.js';
 import { resultText } from './output.js';
 import { terminalProgress } from './progress.js';
 import { runBench, type BenchOptions } from './run.js';
+import { LATEST_SUITE, SUITE_VERSIONS, type SuiteVersion } from './suite.js';
 import { workersFromEnv } from '../../pool/index.js';
 import { terminalJson } from '../../lib/terminal-text.js';
 import { visible } from './text.js';
@@ -22,6 +23,7 @@ const USAGE = `usage: provenant bench [DIR...] [options]
 options:
   --limit N            use N originals at most (chosen at random from the seed)
   --seed N             seed of every random choice (default 1)
+  --suite VERSION      the variant suite's version: 2 (default; issue 32's edits added) or 1
   --index-size N       fingerprints stored when timing match-index queries (default 100000)
   --max-pairs N        distinct-original pairs compared at most per hash; more are sampled (default 2000000)
   --workers N          worker threads (default $PROVENANT_WORKERS, else the number of CPUs)
@@ -38,6 +40,7 @@ options:
 const OPTIONS = {
   limit: { type: 'string' },
   seed: { type: 'string' },
+  suite: { type: 'string' },
   'index-size': { type: 'string' },
   'max-pairs': { type: 'string' },
   workers: { type: 'string' },
@@ -97,6 +100,7 @@ export const run: Command = async (args) => {
       dirs: positionals,
       limit: values.limit === undefined ? null : integer('limit', values.limit, 1, 10_000_000, 0),
       seed: integer('seed', values.seed, 0, 0xffffffff, 1),
+      suite: integer('suite', values.suite, SUITE_VERSIONS[0], SUITE_VERSIONS[SUITE_VERSIONS.length - 1], LATEST_SUITE) as SuiteVersion,
       indexSize: integer('index-size', values['index-size'], 0, 50_000_000, 100_000),
       maxPairs: integer('max-pairs', values['max-pairs'], 1, 100_000_000, 2_000_000),
       workers: integer('workers', values.workers, 1, 256, defaultWorkers()),

@@ -22,7 +22,7 @@ import { addScore, emptyHistogram, pairPlan, pairs, rocCurve, thresholdAtFalseMa
 import type { Progress } from './progress.js';
 import { streamFor } from './random.js';
 import { makeSample } from './sample.js';
-import { SUITE, TRANSFORMS, type Original } from './suite.js';
+import { SUITE_NAME, SUITE_TRANSFORMS, type Original, type SuiteVersion } from './suite.js';
 
 export const KINDS: readonly MediaKind[] = ['image', 'audio', 'video'];
 /** The false-match rate the ROC threshold is read at. */
@@ -37,6 +37,8 @@ export interface BenchOptions {
   dirs: string[];
   limit: number | null;
   seed: number;
+  /** The variant suite's version (suite.ts SUITE_VERSIONS). */
+  suite: SuiteVersion;
   indexSize: number;
   maxPairs: number;
   workers: number;
@@ -156,14 +158,14 @@ async function ffmpegVersion(): Promise<string> {
 
 async function conditions(o: BenchOptions, originals: Record<MediaKind, number>, corpus: { found: number; other: number; duplicates: number; skipped: number }): Promise<BenchResult['conditions']> {
   const pkg = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
-  const transforms = Object.fromEntries(KINDS.map((k) => [k, TRANSFORMS[k].map((t) => ({ id: t.id, description: t.description }))])) as BenchResult['conditions']['suite']['transforms'];
+  const transforms = Object.fromEntries(KINDS.map((k) => [k, SUITE_TRANSFORMS[o.suite][k].map((t) => ({ id: t.id, description: t.description }))])) as BenchResult['conditions']['suite']['transforms'];
   return {
     date: new Date().toISOString(),
     machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: availableParallelism(), memoryGb: Math.round(totalmem() / 2 ** 30), platform: `${process.platform}-${process.arch}`, kernel: release() },
     versions: { provenant: pkg.version, node: process.version, sharp: sharp.versions.sharp ?? 'unknown', libvips: sharp.versions.vips, ffmpeg: await ffmpegVersion(), wasm: wasmFlavor },
     workers: o.workers,
     corpus: { source: o.dirs.length === 0 ? 'built-in sample' : o.dirs, originals, mediaFound: corpus.found, otherFiles: corpus.other, duplicates: corpus.duplicates, skipped: corpus.skipped, limit: o.limit },
-    suite: { name: SUITE.name, version: SUITE.version, transforms },
+    suite: { name: SUITE_NAME, version: o.suite, transforms },
     seed: o.seed,
     indexSize: o.indexSize,
     maxPairs: o.maxPairs,
@@ -368,7 +370,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     o.progress.stage('making variants', kept.length);
     await inLanes(kept, o.workers, async (orig, i) => {
       const bytes = orig.kind === 'image' ? new Uint8Array(await readFile(orig.path)) : new Uint8Array(0);
-      for (const t of TRANSFORMS[orig.kind]) {
+      for (const t of SUITE_TRANSFORMS[o.suite][orig.kind]) {
         try {
           const path = await t.make(orig as Original, bytes, join(work, `v${i}-${t.id}`), streamFor(o.seed, `${t.id}:${orig.sha256}`));
           variants.push({ original: i, transform: t.id, path });
@@ -434,7 +436,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       if (own.length === 0) continue;
       const position = new Map(own.map(([, i], k) => [i, k]));
       const mine = variants.map((v, k) => [v, k] as const).filter(([v]) => kept[v.original].kind === kind);
-      const transforms = TRANSFORMS[kind].map((t) => t.id);
+      const transforms = SUITE_TRANSFORMS[o.suite][kind].map((t) => t.id);
       for (const family of OUR_HASHES.filter((f) => f.kind === kind)) {
         o.progress.stage(`scoring ${family.name}`, 1);
         const stored = own.map(([x]) => valueOf(family, x.path, x.fp, x.pdq));
