@@ -1,0 +1,139 @@
+// The local-features retrieval index (issue 32): which stored images share enough local
+// features with a query to be worth the geometric check, in the matchindex kernel's
+// memory (assembly/matchindex/feature_index.ts says how: an inverted multi-index over
+// the descriptors' two halves, filtered by 64 of their bits, mirrored queries from the
+// same pass). It only retrieves: matchFeatures (features.ts) decides.
+import { loadKernel, wasmFlavor, type BaseExports, type Kernel, type WasmFlavor } from './wasm-core.js';
+
+interface FeatureIndexExports extends BaseExports {
+  fiCreate(codebook: number): number;
+  fiDestroy(ix: number): void;
+  fiAdd(ix: number, id: number, descriptors: number, n: number): number;
+  fiHas(ix: number, id: number): number;
+  fiSize(ix: number): number;
+  fiPostings(ix: number): number;
+  fiBytes(ix: number): number;
+  fiCell(ix: number, descriptor: number): number;
+  fiQuery(ix: number, descriptors: number, n: number, mirror: number, maxHe: number, minVotes: number, limit: number, maxList: number): number;
+  fiResults(): number;
+}
+
+/** Bytes of one descriptor, and of the codebook (256 codewords of one 128-bit half each). */
+export const DESCRIPTOR_BYTES = 32;
+export const FEATURE_CODEBOOK_BYTES = 256 * 16;
+/** Ids are integers from 0 to 2^31 - 1 (the kernel marks a result's channel in the top bit). */
+export const FEATURE_INDEX_MAX_ID = 0x7fff_ffff;
+
+export interface FeatureQueryOptions {
+  /** Also vote by the query's mirrored descriptors (default true). */
+  mirror?: boolean;
+  /** Bits of the 64 compared a posting may differ in (default 18). */
+  maxEmbeddingDistance?: number;
+  /** Votes an image needs to be a candidate (default 4). */
+  minVotes?: number;
+  /** Candidates answered at most (default 20). */
+  limit?: number;
+  /** Cells holding more postings than this are skipped as stop words (default: 64 x the mean). */
+  maxList?: number;
+}
+
+export interface FeatureCandidate {
+  id: number;
+  /** Query descriptors that found a feature of this image (in its better channel). */
+  votes: number;
+  /** Whether the mirrored descriptors voted more. */
+  mirrored: boolean;
+}
+
+function checkId(id: number): void {
+  if (!Number.isInteger(id) || id < 0 || id > FEATURE_INDEX_MAX_ID) throw new RangeError(`a feature index id is an integer from 0 to ${FEATURE_INDEX_MAX_ID}`);
+}
+
+function descriptorCount(descriptors: Uint8Array): number {
+  if (!(descriptors instanceof Uint8Array) || descriptors.length % DESCRIPTOR_BYTES !== 0) throw new RangeError(`descriptors are a Uint8Array of n x ${DESCRIPTOR_BYTES} bytes`);
+  return descriptors.length / DESCRIPTOR_BYTES;
+}
+
+/**
+ * Images' descriptors under the caller's ids; an id added again is kept as it was
+ * (records are immutable). Memory is held in WebAssembly until `free()`.
+ *
+ * ```ts
+ * const index = new FeatureIndex(codebook);
+ * index.add(7, descriptorsOf(recordSet));
+ * index.query(descriptorsOf(querySet)); // [{ id: 7, votes: 23, mirrored: false }]
+ * ```
+ */
+export class FeatureIndex {
+  private readonly kernel: Kernel<FeatureIndexExports>;
+  private handle: number;
+
+  constructor(codebook: Uint8Array, options: { flavor?: WasmFlavor } = {}) {
+    if (!(codebook instanceof Uint8Array) || codebook.length !== FEATURE_CODEBOOK_BYTES) throw new RangeError(`a feature codebook is ${FEATURE_CODEBOOK_BYTES} bytes`);
+    this.kernel = loadKernel<FeatureIndexExports>('matchindex', options.flavor ?? wasmFlavor);
+    this.handle = this.kernel.exports.fiCreate(this.kernel.writeScratch(codebook));
+  }
+
+  private live(): number {
+    if (this.handle === 0) throw new Error('FeatureIndex was freed');
+    return this.handle;
+  }
+
+  /** Adds image `id`'s descriptors (n x 32 bytes); false when the id was held already (left as it was). */
+  add(id: number, descriptors: Uint8Array): boolean {
+    const ix = this.live();
+    checkId(id);
+    const n = descriptorCount(descriptors);
+    return this.kernel.exports.fiAdd(ix, id, this.kernel.writeScratch(descriptors), n) === 1;
+  }
+
+  has(id: number): boolean {
+    const ix = this.live();
+    return Number.isInteger(id) && id >= 0 && id <= FEATURE_INDEX_MAX_ID && this.kernel.exports.fiHas(ix, id) === 1;
+  }
+
+  /** The cell (0-65535) the index files a descriptor under: its halves' nearest codewords. */
+  cell(descriptor: Uint8Array): number {
+    const ix = this.live();
+    if (descriptorCount(descriptor) !== 1) throw new RangeError('one descriptor: 32 bytes');
+    return this.kernel.exports.fiCell(ix, this.kernel.writeScratch(descriptor));
+  }
+
+  /** The images the query's descriptors vote for, most votes first (ties: the earlier added). */
+  query(descriptors: Uint8Array, options: FeatureQueryOptions = {}): FeatureCandidate[] {
+    const ix = this.live();
+    const n = descriptorCount(descriptors);
+    const e = this.kernel.exports;
+    const postings = e.fiPostings(ix);
+    const maxList = options.maxList ?? Math.max(4096, Math.ceil((64 * postings) / 65536));
+    const limit = options.limit ?? 20;
+    const count = e.fiQuery(ix, this.kernel.writeScratch(descriptors), n, options.mirror === false ? 0 : 1,
+      options.maxEmbeddingDistance ?? 18, options.minVotes ?? 4, limit, maxList);
+    const r = this.kernel.view(Uint32Array, e.fiResults(), count * 3);
+    const out: FeatureCandidate[] = new Array(count);
+    for (let i = 0; i < count; i++) out[i] = { id: r[3 * i], votes: r[3 * i + 1], mirrored: r[3 * i + 2] === 1 };
+    return out;
+  }
+
+  /** Images held. */
+  size(): number {
+    return this.kernel.exports.fiSize(this.live());
+  }
+
+  /** Descriptors held (postings). */
+  postings(): number {
+    return this.kernel.exports.fiPostings(this.live());
+  }
+
+  /** WebAssembly bytes this index holds. */
+  bytes(): number {
+    return this.kernel.exports.fiBytes(this.live());
+  }
+
+  /** Gives the memory back; the index cannot be used after. */
+  free(): void {
+    if (this.handle === 0) return;
+    this.kernel.exports.fiDestroy(this.handle);
+    this.handle = 0;
+  }
+}

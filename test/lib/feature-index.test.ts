@@ -1,0 +1,193 @@
+// The local-features retrieval index (issue 32): its answers against a plain JS
+// reference that follows the kernel's rule (three cells per descriptor from the two
+// nearest codewords of each half, postings within 18 of the 64 embedded bits, one vote
+// per query descriptor and channel, mirrored descriptors = halves swapped), on seeded
+// random descriptors; noisy and mirrored copies found first; ids and inputs checked;
+// memory flat. Run for both WebAssembly builds (npm test runs lib/ again as scalar).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FeatureIndex, FEATURE_CODEBOOK_BYTES, FEATURE_INDEX_MAX_ID } from '../../src/lib/feature-index.js';
+import { loadKernel } from '../../src/lib/wasm.js';
+
+function random(seed: number): () => number {
+  let s = seed | 0;
+  return () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const bytes = (r: () => number, n: number) => Uint8Array.from({ length: n }, () => Math.floor(r() * 256));
+
+/** `d` (n x 32 bytes) with `flips` bits of each descriptor flipped at seeded places. */
+function noisy(d: Uint8Array, flips: number, r: () => number): Uint8Array {
+  const out = d.slice();
+  for (let i = 0; i < d.length / 32; i++) for (let k = 0; k < flips; k++) out[i * 32 + Math.floor(r() * 32)] ^= 1 << Math.floor(r() * 8);
+  return out;
+}
+
+/** Each descriptor's halves swapped: the features kernel's mirrored descriptor. */
+function mirrored(d: Uint8Array): Uint8Array {
+  const out = new Uint8Array(d.length);
+  for (let i = 0; i < d.length; i += 32) {
+    out.set(d.subarray(i + 16, i + 32), i);
+    out.set(d.subarray(i, i + 16), i + 16);
+  }
+  return out;
+}
+
+const pop = (x: number) => {
+  let c = 0;
+  for (let v = x >>> 0; v; v &= v - 1) c++;
+  return c;
+};
+const u32 = (b: Uint8Array, o: number) => (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
+
+function halfDistance(book: Uint8Array, w: number, d: Uint8Array, o: number): number {
+  let s = 0;
+  for (let i = 0; i < 16; i++) s += pop(book[w * 16 + i] ^ d[o + i]);
+  return s;
+}
+
+/** The two nearest codewords of the half at `o` (lowest index on ties), as the kernel finds them. */
+function nearestTwo(book: Uint8Array, d: Uint8Array, o: number): [number, number] {
+  let a = 0, da = 129, b = 0, db = 130;
+  for (let w = 0; w < 256; w++) {
+    const x = halfDistance(book, w, d, o);
+    if (x < da) { b = a; db = da; a = w; da = x; } else if (x < db) { b = w; db = x; }
+  }
+  return [a, b];
+}
+
+/** The reference: the kernel's rule in plain JS over the images as added. */
+function reference(book: Uint8Array, images: Map<number, Uint8Array>, q: Uint8Array, opts: { maxHe: number; minVotes: number; limit: number; mirror: boolean }) {
+  const cells = new Map<number, { id: number; order: number; lo: number; hi: number }[]>();
+  let order = 0;
+  for (const [id, d] of images) {
+    for (let i = 0; i < d.length; i += 32) {
+      const cell = (nearestTwo(book, d, i)[0] << 8) | nearestTwo(book, d, i + 16)[0];
+      if (!cells.has(cell)) cells.set(cell, []);
+      cells.get(cell)!.push({ id, order, lo: u32(d, i), hi: u32(d, i + 16) });
+    }
+    order++;
+  }
+  const votes = new Map<number, { order: number; direct: number; mirrored: number }>();
+  for (let i = 0; i < q.length; i += 32) {
+    const [a1, a2] = nearestTwo(book, q, i);
+    const [b1, b2] = nearestTwo(book, q, i + 16);
+    const lo = u32(q, i), hi = u32(q, i + 16);
+    const channels: [number[], number, number, 'direct' | 'mirrored'][] = [[[(a1 << 8) | b1, (a1 << 8) | b2, (a2 << 8) | b1], lo, hi, 'direct']];
+    if (opts.mirror) channels.push([[(b1 << 8) | a1, (b1 << 8) | a2, (b2 << 8) | a1], hi, lo, 'mirrored']);
+    for (const [probe, l, h, ch] of channels) {
+      const voted = new Set<number>();
+      for (const cell of probe) for (const p of cells.get(cell) ?? []) {
+        if (pop(p.lo ^ l) + pop(p.hi ^ h) > opts.maxHe || voted.has(p.id)) continue;
+        voted.add(p.id);
+        const v = votes.get(p.id) ?? { order: p.order, direct: 0, mirrored: 0 };
+        v[ch]++;
+        votes.set(p.id, v);
+      }
+    }
+  }
+  return [...votes].map(([id, v]) => ({ id, votes: Math.max(v.direct, v.mirrored), mirrored: v.mirrored > v.direct, order: v.order }))
+    .filter((c) => c.votes >= opts.minVotes)
+    .sort((x, y) => y.votes - x.votes || x.order - y.order)
+    .slice(0, opts.limit)
+    .map(({ id, votes, mirrored }) => ({ id, votes, mirrored }));
+}
+
+/** A codebook of 256 halves drawn from the descriptors themselves (the trained one does better; any works for the rule). */
+function codebookFrom(r: () => number): Uint8Array {
+  return bytes(r, FEATURE_CODEBOOK_BYTES);
+}
+
+test('answers exactly what the reference rule gives, direct and mirrored, on random descriptors with noisy copies', () => {
+  const r = random(11);
+  const book = codebookFrom(r);
+  const index = new FeatureIndex(book);
+  const images = new Map<number, Uint8Array>();
+  for (let id = 0; id < 150; id++) {
+    const d = bytes(r, 32 * 48);
+    images.set(id * 7 + 3, d);
+    assert.ok(index.add(id * 7 + 3, d));
+  }
+  assert.is(index.size(), 150);
+  assert.is(index.postings(), 150 * 48);
+  const opts = { maxHe: 18, minVotes: 3, limit: 10, mirror: true };
+  // a copy of image 52's descriptors with 10 bits flipped in each, among strangers
+  const copy = new Uint8Array([...noisy(images.get(52 * 7 + 3)!, 10, r), ...bytes(r, 32 * 100)]);
+  const got = index.query(copy, { maxEmbeddingDistance: 18, minVotes: 3, limit: 10 });
+  assert.equal(got, reference(book, images, copy, opts));
+  assert.is(got[0].id, 52 * 7 + 3);
+  assert.is(got[0].mirrored, false);
+  // its mirror: found through the mirrored channel
+  const flipped = mirrored(copy);
+  const m = index.query(flipped, { maxEmbeddingDistance: 18, minVotes: 3, limit: 10 });
+  assert.equal(m, reference(book, images, flipped, opts));
+  assert.is(m[0].id, 52 * 7 + 3);
+  assert.is(m[0].mirrored, true);
+  // without the mirrored channel the mirror finds it no more than a stranger would
+  const direct = index.query(flipped, { mirror: false, maxEmbeddingDistance: 18, minVotes: 3, limit: 10 });
+  assert.equal(direct, reference(book, images, flipped, { ...opts, mirror: false }));
+  assert.not.ok(direct.some((c) => c.id === 52 * 7 + 3 && c.votes > 3));
+  // strangers alone find nothing at a sensible vote count
+  assert.equal(index.query(bytes(r, 32 * 200), { minVotes: 4 }), []);
+  index.free();
+});
+
+test('many images, thresholds and limits: equal to the reference for each setting', () => {
+  const r = random(5);
+  const book = codebookFrom(r);
+  const index = new FeatureIndex(book);
+  const images = new Map<number, Uint8Array>();
+  for (let id = 0; id < 400; id++) {
+    // images sharing some descriptors, so that votes tie and limits cut
+    const d = id % 3 === 0 && id > 0 ? new Uint8Array([...images.get(id - 3)!.subarray(0, 32 * 10), ...bytes(r, 32 * 20)]) : bytes(r, 32 * 30);
+    images.set(id, d);
+    index.add(id, d);
+  }
+  const query = new Uint8Array([...noisy(images.get(99)!, 6, r), ...noisy(images.get(200)!.subarray(0, 32 * 12), 4, r)]);
+  for (const [maxHe, minVotes, limit, mirror] of [[18, 1, 100, true], [10, 2, 5, true], [24, 1, 3, false], [0, 1, 50, true]] as const) {
+    assert.equal(index.query(query, { maxEmbeddingDistance: maxHe, minVotes, limit, mirror }), reference(book, images, query, { maxHe, minVotes, limit, mirror }), `maxHe ${maxHe} minVotes ${minVotes} limit ${limit} mirror ${mirror}`);
+  }
+  index.free();
+});
+
+test('an id is added once (records are immutable); ids, descriptors and the codebook are checked', () => {
+  const r = random(3);
+  const index = new FeatureIndex(codebookFrom(r));
+  const d = bytes(r, 64);
+  assert.ok(index.add(FEATURE_INDEX_MAX_ID, d));
+  assert.not.ok(index.add(FEATURE_INDEX_MAX_ID, bytes(r, 64)), 'the second add of an id is refused');
+  assert.is(index.postings(), 2);
+  assert.ok(index.has(FEATURE_INDEX_MAX_ID));
+  assert.not.ok(index.has(5));
+  assert.not.ok(index.has(-1));
+  assert.is(index.query(d, { minVotes: 1 })[0].id, FEATURE_INDEX_MAX_ID);
+  for (const id of [-1, 1.5, FEATURE_INDEX_MAX_ID + 1, Number.NaN]) assert.throws(() => index.add(id, d), /feature index id/);
+  assert.throws(() => index.add(1, new Uint8Array(33)), /n x 32/);
+  assert.throws(() => index.query(new Uint8Array(31)), /n x 32/);
+  assert.throws(() => new FeatureIndex(new Uint8Array(10)), /codebook/);
+  assert.equal(index.query(new Uint8Array(0)), []);
+  index.free();
+  assert.throws(() => index.size(), /freed/);
+});
+
+test('memory stays flat over many queries, and a freed index gives its memory back', () => {
+  const r = random(8);
+  const book = codebookFrom(r);
+  const kernel = loadKernel('matchindex');
+  const index = new FeatureIndex(book);
+  for (let id = 0; id < 2000; id++) index.add(id, bytes(r, 32 * 40));
+  const q = bytes(r, 32 * 500);
+  index.query(q, { minVotes: 1, limit: 100 });
+  const before = kernel.exports.memory.buffer.byteLength;
+  for (let i = 0; i < 200; i++) index.query(q, { minVotes: 1, limit: 100 });
+  assert.is(kernel.exports.memory.buffer.byteLength, before);
+  assert.ok(index.bytes() > 2000 * 40 * 12, `holds its postings: ${index.bytes()} bytes`);
+  index.free();
+});
+
+test.run();
