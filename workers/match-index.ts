@@ -54,7 +54,8 @@ function handle(req: IndexRequest): IndexReply {
     for (let i = 0; i < req.ids.length; i++) {
       let value = null;
       try {
-        value = pdqHashOrAbsent(req.pdq[i]) ?? null;
+        // as stored: a record from before issue 34's timestamp bound keeps matching
+        value = pdqHashOrAbsent(req.pdq[i], false, 'as stored') ?? null;
       } catch {
         // not a pdq_hash: never matched
       }

@@ -18,7 +18,7 @@ export {
   normalizeRecord, normalizeRecordContent, recordOf, parseRecord, canonicalRecordBytes, actionHash, signRecord, isSignerKey, verifyRecord,
   isPlainObject, isHex64, commentProblem,
   canonicalRevocationBytes, signRevocation, verifyRevocation, parseRevocation,
-  pdqHashOrAbsent, PDQ_MAX_FRAMES, isccOrAbsent, isccContentUnit, ISCC_TEXT_MAX, featuresRefOrAbsent, FEATURES_REF_MAX_COUNT,
+  pdqHashOrAbsent, PDQ_MAX_FRAMES, PDQ_MAX_TIMESTAMP_SECONDS, vpdqTimestampProblem, isccOrAbsent, isccContentUnit, ISCC_TEXT_MAX, featuresRefOrAbsent, FEATURES_REF_MAX_COUNT,
 } from './records.js';
 export type {
   SignatureRecord, SignedRecord, RecordContent, RecordInput, RecordField, ContentRights, ContentRightsField, EnumField,

@@ -153,10 +153,14 @@ export function vpdqFingerprint(frames: { timestamp: number; pdq: PdqHash }[]): 
 /**
  * The exchange text of Meta's tools: `hash,quality` for a PDQ (pdq-photo-hasher's
  * order), and for a vPDQ one `frame,quality,hash,timestamp` line per frame (vpdq's
- * output: the frame's index among the sampled frames, the timestamp in seconds with
- * three decimals).
+ * output: the frame's index among the sampled frames, the timestamp in seconds as a
+ * plain decimal with three decimals). A timestamp that has no such form (negative, not
+ * finite, or 1e21 and above, which toFixed writes with an exponent) throws a RangeError.
  */
 export function pdqExchangeLines(fp: PdqFingerprint | VpdqFingerprint): string[] {
   if (fp.hash_type === 'PDQ') return [`${fp.hash_value},${fp.quality}`];
-  return fp.frames.map((f, i) => `${i},${f.quality},${f.hash_value},${f.timestamp.toFixed(3)}`);
+  return fp.frames.map((f, i) => {
+    if (!(f.timestamp >= 0 && f.timestamp < 1e21)) throw new RangeError(`frame ${i}'s timestamp ${f.timestamp} has no plain decimal form`);
+    return `${i},${f.quality},${f.hash_value},${f.timestamp.toFixed(3)}`;
+  });
 }

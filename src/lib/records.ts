@@ -348,6 +348,21 @@ function objectOrNull(field: FreeFormField, value: unknown): object | null {
 
 /** Frames a vPDQ may hold: as many as VideoPHash samples (MAX_VIDEO_FRAMES, src/media/video.ts). */
 export const PDQ_MAX_FRAMES = 120;
+/**
+ * The latest a vPDQ frame's timestamp may be, in seconds: 24 hours. Our own frames lie in
+ * the first 120 s (src/media/video.ts reads at most 120 s, t = 0.5 ... 119.5), but another
+ * tool's vPDQ of at most 120 frames may sample a whole film or recorded stream (Meta's
+ * vpdq-hash-video hashes the full video), so the bound is a video's length, not ours.
+ * Within it Meta's text writes every timestamp as a plain decimal (toFixed(3)).
+ */
+export const PDQ_MAX_TIMESTAMP_SECONDS = 86_400;
+
+/** Why `t` cannot be a vPDQ frame's timestamp after one at `previous` seconds, or null when it can. */
+export function vpdqTimestampProblem(t: unknown, previous: number | null): string | null {
+  if (typeof t !== 'number' || !Number.isFinite(t) || t < 0 || t > PDQ_MAX_TIMESTAMP_SECONDS) return `must be a number of seconds from 0 to ${PDQ_MAX_TIMESTAMP_SECONDS}`;
+  if (previous !== null && t < previous) return `must not be before the previous frame's (${previous}): frames are in time order`;
+  return null;
+}
 const PDQ_HEX = /^[0-9a-f]{64}$/;
 
 function pdqPart(path: string, v: unknown, anyCase: boolean): { hash_value: string; quality: number } {
@@ -368,11 +383,13 @@ function exactKeys(path: string, v: Record<string, unknown>, keys: readonly stri
 /**
  * A record's `pdq_hash` (issue 28) checked, or undefined when absent or null:
  * `{hash_type: "PDQ", hash_value, quality}` or `{hash_type: "vPDQ", frames:
- * [{timestamp, hash_value, quality}]}` (1 to PDQ_MAX_FRAMES frames, timestamps finite
- * and non-negative seconds), hex lowercase (`anyCase`, the request form: lower-cased),
- * nothing else. Throws InvalidFieldError.
+ * [{timestamp, hash_value, quality}]}` (1 to PDQ_MAX_FRAMES frames, timestamps seconds
+ * from 0 to PDQ_MAX_TIMESTAMP_SECONDS, non-decreasing), hex lowercase (`anyCase`, the
+ * request form: lower-cased), nothing else. Throws InvalidFieldError naming the field.
+ * `timestamps: 'as stored'` reads a stored value back without the timestamp bound
+ * (issue 34): records stored before it keep matching (any finite, non-negative seconds).
  */
-export function pdqHashOrAbsent(value: unknown, anyCase = false): PdqHashValue | undefined {
+export function pdqHashOrAbsent(value: unknown, anyCase = false, timestamps: 'checked' | 'as stored' = 'checked'): PdqHashValue | undefined {
   if (value === undefined || value === null) return undefined;
   withinLimits('pdq_hash', value);
   if (!isPlainObject(value)) throw new InvalidFieldError('pdq_hash', 'pdq_hash must be an object or null');
@@ -394,8 +411,11 @@ export function pdqHashOrAbsent(value: unknown, anyCase = false): PdqHashValue |
         const frame = f as Record<string, unknown>;
         exactKeys(path, frame, ['timestamp', 'hash_value', 'quality']);
         const t = frame.timestamp;
-        if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) throw new InvalidFieldError(`${path}.timestamp`, `${path}.timestamp must be a non-negative number of seconds`);
-        return { timestamp: t, ...part };
+        const problem = timestamps === 'as stored'
+          ? (typeof t === 'number' && Number.isFinite(t) && t >= 0 ? null : 'must be a non-negative number of seconds')
+          : vpdqTimestampProblem(t, i === 0 ? null : ((frames[i - 1] as Record<string, unknown>).timestamp as number));
+        if (problem !== null) throw new InvalidFieldError(`${path}.timestamp`, `${path}.timestamp ${problem}`);
+        return { timestamp: t as number, ...part };
       }),
     };
   }

@@ -7,10 +7,10 @@ import * as assert from 'uvu/assert';
 import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { privateKeyFromSeed, publicKeyFromPrivateKey, agentKeyFromPublicKey } from '../../src/lib/identity.js';
 import {
-  InvalidFieldError, PDQ_MAX_FRAMES, actionHash, canonicalRecordBytes, normalizeRecord, parseRecord, pdqHashOrAbsent, signRecord, verifyRecord,
+  InvalidFieldError, PDQ_MAX_FRAMES, PDQ_MAX_TIMESTAMP_SECONDS, actionHash, canonicalRecordBytes, normalizeRecord, parseRecord, pdqHashOrAbsent, signRecord, verifyRecord,
   type SignatureRecord,
 } from '../../src/lib/records.js';
-import { pdqFingerprint, pdqHash, vpdqFingerprint } from '../../src/lib/pdq.js';
+import { pdqExchangeLines, pdqFingerprint, pdqHash, vpdqFingerprint } from '../../src/lib/pdq.js';
 import '../../src/lib/wasm.js';
 import { rng, randomBytes } from '../helpers/random.js';
 
@@ -115,6 +115,30 @@ test('a malformed pdq_hash is refused naming the field', () => {
   }
   // the most a video can carry fits
   assert.is(pdqHashOrAbsent({ hash_type: 'vPDQ', frames: Array.from({ length: PDQ_MAX_FRAMES }, (_, i) => ({ timestamp: i + 0.5, hash_value: HEX, quality: 100 })) })?.hash_type, 'vPDQ');
+});
+
+test('issue 34: vPDQ timestamps are finite seconds from 0 to PDQ_MAX_TIMESTAMP_SECONDS, in time order', () => {
+  const frame = (timestamp: unknown) => ({ timestamp, hash_value: HEX, quality: 50 });
+  const refused: [unknown[], string, RegExp][] = [
+    [[frame(1e300)], 'pdq_hash.frames.0.timestamp', /from 0 to 86400/],
+    [[frame(Infinity)], 'pdq_hash.frames.0.timestamp', /from 0 to 86400/],
+    [[frame(NaN)], 'pdq_hash.frames.0.timestamp', /from 0 to 86400/],
+    [[frame(0.5), frame(PDQ_MAX_TIMESTAMP_SECONDS + 0.001)], 'pdq_hash.frames.1.timestamp', /from 0 to 86400/],
+    [[frame(0.5), frame(2.5), frame(1.5)], 'pdq_hash.frames.2.timestamp', /before the previous frame's \(2\.5\)/],
+  ];
+  for (const [frames, field, message] of refused) {
+    assert.throws(() => pdqHashOrAbsent({ hash_type: 'vPDQ', frames }), (e: unknown) => e instanceof InvalidFieldError && e.field === field && e.code === 'invalid_request' && message.test(e.message), field);
+  }
+  // the bounds themselves, and two frames at one time, are fine: a day-long video sampled sparsely
+  const ok = pdqHashOrAbsent({ hash_type: 'vPDQ', frames: [frame(0), frame(0), frame(3600.25), frame(PDQ_MAX_TIMESTAMP_SECONDS)] });
+  assert.equal(ok?.hash_type === 'vPDQ' && ok.frames.map((f) => f.timestamp), [0, 0, 3600.25, 86400]);
+  // Meta's text: plain decimals within the bound; one that has no plain decimal form is never written
+  assert.equal(pdqExchangeLines(ok!).map((l) => l.split(',')[3]), ['0.000', '0.000', '3600.250', '86400.000']);
+  assert.throws(() => pdqExchangeLines({ hash_type: 'vPDQ', frames: [{ timestamp: 1e300, hash_value: HEX, quality: 50 }] }), RangeError);
+  // read back as stored (the match index), a record from before the bound keeps its frames and matches
+  const stored = pdqHashOrAbsent({ hash_type: 'vPDQ', frames: [frame(1e300), frame(2.5), frame(1.5)] }, false, 'as stored');
+  assert.equal(stored?.hash_type === 'vPDQ' && stored.frames.map((f) => f.timestamp), [1e300, 2.5, 1.5]);
+  assert.throws(() => pdqHashOrAbsent({ hash_type: 'vPDQ', frames: [frame(-1)] }, false, 'as stored'), (e: unknown) => e instanceof InvalidFieldError);
 });
 
 test.run();

@@ -68,7 +68,7 @@ test('export-hashes --type pdq writes every live record\'s PDQ with its action h
   writeFileSync(out, 'old contents\n', { mode: 0o644 });
   const r = await admin('export-hashes', '--type', 'pdq', '--out', out);
   assert.is(r.code, 0, r.stderr);
-  assert.equal(JSON.parse(r.stdout), { file: out, records: 2, lines: 3 });
+  assert.equal(JSON.parse(r.stdout), { file: out, records: 2, lines: 3, skipped: 0, skipped_records: [] });
   assert.is(statSync(out).mode & 0o777, 0o600);
   assert.equal(readFileSync(out, 'utf8').split('\n'), [
     `${image.hash_value},87,${a}`,
@@ -81,6 +81,42 @@ test('export-hashes --type pdq writes every live record\'s PDQ with its action h
   assert.is(bad.code, 2);
   assert.match(bad.stderr, /--type must be pdq/);
   assert.is((await admin('export-hashes', '--type', 'pdq')).code, 2);
+});
+
+test('issue 34: a stored vPDQ today\'s rule refuses (a timestamp of 1e300, frames out of order) is skipped and named; the rest is plain decimals', async () => {
+  const api = (method: string, path: string, opts: { token?: string; body?: unknown } = {}) => apiRequest(server.url, method, path, opts);
+  const { token, user } = await server.register();
+  await createServerCell(server.deps, user.id);
+  await server.deps.store.accounts.setUserTier(user.id, 'premium');
+  const sign = async (pdq_hash: unknown) => {
+    const r = await api('POST', `${S}/sign`, { token, body: { file_hash: hex(), perceptual_hash: FP, pdq_hash } });
+    assert.is(r.status, 200, JSON.stringify(r.body));
+    return r.body.action_hash as string;
+  };
+  const frames = [{ timestamp: 0.5, hash_value: hex(), quality: 100 }, { timestamp: 86_400, hash_value: hex(), quality: 80 }];
+  const good = await sign({ hash_type: 'vPDQ', frames });
+  // two records as stored before the bound: their pdq_hash column rewritten as an old /sign accepted it
+  const huge = await sign({ hash_type: 'vPDQ', frames: [frames[0]] });
+  const backwards = await sign({ hash_type: 'vPDQ', frames: [frames[0]] });
+  const sql = await server.sql();
+  await sql.run('UPDATE signatures SET pdq_hash = ? WHERE action_hash = ?', [JSON.stringify({ hash_type: 'vPDQ', frames: [{ ...frames[0], timestamp: 1e300 }] }), huge]);
+  await sql.run('UPDATE signatures SET pdq_hash = ? WHERE action_hash = ?', [JSON.stringify({ hash_type: 'vPDQ', frames: [{ ...frames[0], timestamp: 9 }, frames[0]] }), backwards]);
+
+  const out = join(dir, 'pdq-bad.csv');
+  const r = await admin('export-hashes', '--type', 'pdq', '--out', out);
+  assert.is(r.code, 0, r.stderr);
+  const summary = JSON.parse(r.stdout);
+  assert.is(summary.skipped, 2);
+  assert.equal(summary.skipped_records.map((s: { action_hash: string }) => s.action_hash), [huge, backwards]);
+  assert.match(summary.skipped_records[0].reason, /pdq_hash\.frames\.0\.timestamp must be a number of seconds from 0 to 86400/);
+  assert.match(summary.skipped_records[1].reason, /pdq_hash\.frames\.1\.timestamp must not be before/);
+  const text = readFileSync(out, 'utf8');
+  assert.not.match(text, /e\+/);
+  assert.not.ok(text.includes(huge) || text.includes(backwards));
+  assert.ok(text.includes(`0,100,${frames[0].hash_value},0.500,${good}\n1,80,${frames[1].hash_value},86400.000,${good}\n`));
+  // the skipped records are still stored and answered as signed
+  const v = await api('GET', `${S}/verify?hash=${(await server.deps.store.signatures.get(huge))!.record.file_hash}`);
+  assert.is(v.body.count, 1);
 });
 
 test.run();

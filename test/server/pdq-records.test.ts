@@ -120,6 +120,34 @@ test('POST /publish of a vault record with a vPDQ: stored as signed, answered, r
   assert.is((await api('GET', `${S}/verify?hash=${file}`)).body.count, 1);
 });
 
+test('issue 34: a vPDQ timestamp of 1e300, past a day or before the previous frame is 400 invalid_request naming it, on /sign and /publish', async () => {
+  const u = await cellUser();
+  const d = await device();
+  const frame = (timestamp: number) => ({ timestamp, hash_value: PDQ.hash_value, quality: 90 });
+  for (const [frames, field] of [
+    [[frame(1e300)], 'pdq_hash.frames.0.timestamp'],
+    [[frame(0.5), frame(86_400.5)], 'pdq_hash.frames.1.timestamp'],
+    [[frame(0.5), frame(2.5), frame(1.5)], 'pdq_hash.frames.2.timestamp'],
+  ] as const) {
+    const pdq_hash = { hash_type: 'vPDQ', frames };
+    const file = hex();
+    const r = await api('POST', `${S}/sign`, { token: u.token, body: { file_hash: file, pdq_hash } });
+    assert.is(r.status, 400, JSON.stringify(r.body));
+    assert.is(r.body.error, 'invalid_request');
+    assert.ok(JSON.stringify(r.body).includes(field), JSON.stringify(r.body));
+    const record: Record<string, unknown> = {
+      file_hash: file, signer: d.agentKey, signed_at: Date.now(), intent: 'Authorship', ai_generation: null, content_rights: null,
+      integrity_report: null, perceptual_hash: null, comment: null, supersedes: null, expires_at: null, tags: null, pdq_hash,
+    };
+    const signature = edSign(null, Buffer.from(canonicalize(record)!, 'utf8'), d.privateKey).toString('base64');
+    const p = await api('POST', `${S}/publish`, { token: d.token, body: { ...record, signature } });
+    assert.is(p.status, 400, JSON.stringify(p.body));
+    assert.is(p.body.error, 'invalid_request');
+    assert.ok(JSON.stringify(p.body).includes(field), JSON.stringify(p.body));
+    assert.is((await api('GET', `${S}/verify?hash=${file}`)).body.count, 0);
+  }
+});
+
 // ---- matching by PDQ (POST /verify-fuzzy {pdq}); the index is fed by the change feed
 
 /** `hex` with bits 0..d-1 of the 256 flipped. */

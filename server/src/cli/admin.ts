@@ -222,7 +222,7 @@ const SUBCOMMANDS: Record<string, Subcommand<unknown>> = {
 
   'export-hashes': subcommand({
     synopsis: '--type pdq --out FILE',
-    notes: '  Every live record\'s PDQ in Meta\'s exchange text (images "hash,quality,action_hash"; videos\n  "frame,quality,hash,timestamp,action_hash" per frame), written to FILE (mode 0600); docs/pdq.md.',
+    notes: '  Every live record\'s PDQ in Meta\'s exchange text (images "hash,quality,action_hash"; videos\n  "frame,quality,hash,timestamp,action_hash" per frame), written to FILE (mode 0600); a stored PDQ\n  today\'s rule refuses (a vPDQ timestamp stored before its bound) is skipped and named in the\n  summary (skipped, skipped_records); docs/pdq.md.',
     flags: ['type', 'out'],
     parse(v) {
       if (required(v, 'type') !== 'pdq') throw new UsageError('--type must be pdq');
