@@ -1,7 +1,8 @@
 // `provenant bench` as installed (the compiled CLI, dist/src/cli/main.js) on a small
 // folder of real fixtures: originals found by content (a song named .dat), a duplicate
-// counted once, a truncated JPEG, an unreadable file and a broken link listed and
-// skipped, a peer that is not installed (fpcalc, PATH without it) reported as missing,
+// counted once, files named as media that are none (text in photo.jpg, an empty .png, a
+// truncated JPEG the decoder refuses) listed by name and reason, an unreadable file and
+// a broken link listed and skipped, a peer that is not installed (fpcalc, PATH without it) reported as missing,
 // file names with control characters shown escaped, --limit, --compare, usage errors.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -32,6 +33,8 @@ test.before(() => {
   copyFileSync(join(AUDIO, 'frontiers-25s.mp3'), join(corpus, 'song.dat'));
   copyFileSync(join(MEDIA, 'cockatoo.mp4'), join(corpus, 'clip.mp4'));
   writeFileSync(join(corpus, 'notes.txt'), 'not media\n');
+  writeFileSync(join(corpus, 'photo.jpg'), 'this is not a photo\n');
+  writeFileSync(join(corpus, 'empty.PNG'), '');
   const jpeg = readFileSync(join(MEDIA, 'fruits.jpg'));
   writeFileSync(join(corpus, HOSTILE), jpeg.subarray(0, 3000));
   writeFileSync(join(corpus, 'secret.png'), readFileSync(join(MEDIA, 'cat.gif')));
@@ -58,22 +61,28 @@ const FAST = ['--index-size', '2000', '--min-time', '0', '--workers', '1'];
 
 let first: BenchResult;
 
-test('--json: originals by content, duplicates once, the unreadable and undecodable listed and skipped, fpcalc missing', () => {
+test('--json: originals by content, duplicates once, junk named with its reason, the unreadable listed and skipped, fpcalc missing', () => {
   const r = bench([corpus, '--json', ...FAST], true);
   assert.is(r.status, 0, show(r));
   first = JSON.parse(r.stdout) as BenchResult;
   const c = first.conditions;
   assert.equal(c.corpus.originals, { image: 2, audio: 1, video: 1 });
   assert.is(c.corpus.duplicates, 1);
-  assert.is(c.corpus.otherFiles, 1);
+  assert.is(c.corpus.otherFiles, 1, 'notes.txt: its name claims no media type');
+  assert.is(c.corpus.junk, 3);
   assert.is(c.corpus.source[0], corpus);
   assert.equal([c.suite.name, c.suite.version, c.seed, c.indexSize], ['provenant-variants', 2, 1, 2000]);
   assert.ok(c.machine.cores >= 1 && c.versions.node === process.version && c.versions.ffmpeg.length > 0);
   const skipped = Object.fromEntries(first.skipped.map((s) => [s.path.slice(corpus.length + 1), s.reason]));
-  assert.equal(Object.keys(skipped).sort(), ['broken-link.jpg', HOSTILE, 'secret.png'].sort());
+  assert.equal(Object.keys(skipped).sort(), ['broken-link.jpg', 'secret.png']);
   assert.match(skipped['secret.png'], 'permission denied');
   assert.match(skipped['broken-link.jpg'], 'no such file');
-  assert.match(skipped[HOSTILE], /decode/);
+  // every file whose name claims a media type and whose content is none, in path order
+  assert.equal(first.junk.map((j) => [j.path.slice(corpus.length + 1), j.claimed]), [[HOSTILE, 'image'], ['empty.PNG', 'image'], ['photo.jpg', 'image']]);
+  const junk = Object.fromEntries(first.junk.map((j) => [j.path.slice(corpus.length + 1), j.reason]));
+  assert.is(junk['photo.jpg'], 'no image inside: the content is text');
+  assert.is(junk['empty.PNG'], 'empty file');
+  assert.match(junk[HOSTILE], /^decoder refused: cannot decode this jpeg file: \S/);
   const fpcalc = first.peers.find((p) => p.name === 'fpcalc')!;
   assert.equal([fpcalc.found, fpcalc.kind], [false, 'audio']);
   assert.match(fpcalc.detail, 'not found');
@@ -114,6 +123,18 @@ test('the tables: control characters in file names made visible; the missing pee
   assert.is(r.status, 0, show(r));
   assert.not.ok(r.stdout.includes('\x1b') || r.stdout.includes('\x07'), 'no raw control character reaches the terminal');
   assert.ok(r.stdout.includes('cut\\x1b[2J\\x07.jpg'), r.stdout);
+  // the junk, every one by name and reason, the hostile name escaped
+  const junk = r.stdout.split('\n\n').find((part) => part.startsWith('Named as media but not'));
+  assert.ok(junk !== undefined, r.stdout);
+  const lines = junk!.trimEnd().split('\n');
+  assert.is(lines[0], 'Named as media but not (3):');
+  assert.is(lines[1].slice(0, corpus.length + 2), `  ${corpus}`);
+  assert.equal(lines.slice(1).map((l) => l.slice(corpus.length + 3).replace(/decoder refused: .*/, 'decoder refused: ...')), [
+    'cut\\x1b[2J\\x07.jpg: decoder refused: ...',
+    'empty.PNG: empty file',
+    'photo.jpg: no image inside: the content is text',
+  ]);
+  assert.match(r.stdout, /1 other files, 3 named as media but not, 2 skipped\)/);
   assert.match(r.stdout, /fpcalc missing \(not found on PATH/);
   assert.match(r.stdout, /^provenant bench: suite provenant-variants v2, seed 1, /);
   assert.match(r.stdout, /ImagePHash \(provenant, image\): share of variants matched, of 2 originals/);

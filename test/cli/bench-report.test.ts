@@ -1,7 +1,7 @@
 // The HTML report of `provenant bench` (the compiled CLI on real fixtures, with --compare)
 // rendered in real Chromium: one self-contained file (no script, nothing fetched), every
 // plot present and drawn, the run's conditions at the top, a hostile file name shown as
-// text. A screenshot goes to test-artifacts/bench-report.png (git-ignored).
+// text, the files named as media that are none listed by name and reason. A screenshot goes to test-artifacts/bench-report.png (git-ignored).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
@@ -40,6 +40,7 @@ test('the report renders in Chromium with every plot, and nothing but itself is 
     for (const f of ['fruits.jpg', 'cat.gif', 'cockatoo.mp4', 'vtest.avi']) copyFileSync(join(MEDIA, f), join(corpus, f));
     for (const f of ['frontiers-25s.mp3', 'drascula-track2-18s.ogg']) copyFileSync(join(AUDIO, f), join(corpus, f));
     writeFileSync(join(corpus, HOSTILE), readFileSync(join(MEDIA, 'fruits.jpg')).subarray(0, 2000));
+    writeFileSync(join(corpus, 'photo.jpg'), 'no photo here\n');
 
     const old = JSON.parse(bench([corpus, '--json']).stdout) as BenchResult;
     old.quality[0].transforms[0].matched['verify-file'] -= 0.5;
@@ -62,7 +63,7 @@ test('the report renders in Chromium with every plot, and nothing but itself is 
     assert.equal(problems, []);
 
     const conditions = await page.locator('pre.conditions').textContent();
-    for (const part of ['suite provenant-variants v2, seed 1', 'machine: ', 'cores', 'node v', 'corpus: ', '2 images, 2 audio, 2 video', 'fpcalc']) {
+    for (const part of ['suite provenant-variants v2, seed 1', 'machine: ', 'cores', 'node v', 'corpus: ', '2 images, 2 audio, 2 video', '2 named as media but not', 'fpcalc']) {
       assert.ok(conditions!.includes(part), `${part} in ${conditions}`);
     }
     const plots = await page.locator('figure[data-plot]').evaluateAll((figures) => figures.map((f) => {
@@ -91,6 +92,13 @@ test('the report renders in Chromium with every plot, and nothing but itself is 
     // the hostile name is text, not markup
     assert.is(await page.locator('img').count(), 0);
     assert.ok((await page.locator('body').textContent())!.includes(HOSTILE));
+    // the junk: the truncated JPEG the decoder refused and the text named photo.jpg, each by name and reason
+    assert.is(await page.locator('h2#junk').textContent(), 'Named as media but not (2)');
+    const junk = await page.locator('ul.junk > li').allTextContents();
+    assert.is(junk.length, 2, junk.join('\n'));
+    assert.ok(junk[0].startsWith(`${join(corpus, HOSTILE)}: decoder refused: cannot decode this jpeg file: `), junk[0]);
+    assert.is(junk[1], `${join(corpus, 'photo.jpg')}: no image inside: the content is text`);
+    assert.is(await page.locator('ul.junk code').count(), 2);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'bench-report.png'), fullPage: true });
   } finally {

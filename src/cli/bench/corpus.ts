@@ -1,13 +1,16 @@
 // The originals: every image, audio and video file under the given directories, found by
 // content (src/lib/detect.ts: magic bytes, never the name), in path order; files that
 // cannot be read are listed and skipped, never fatal; byte-identical copies count once
-// (a corpus often holds the same file twice, which would read as a false match).
+// (a corpus often holds the same file twice, which would read as a false match). A file
+// whose name claims a media type its content does not hold is listed by name, with what
+// it holds instead (junk.ts).
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { detectType } from '../../lib/detect.js';
 import type { Original } from './suite.js';
+import { claimedKind, notMediaReason, type Junk } from './junk.js';
 import { below, type Random } from './random.js';
 
 export interface Skipped {
@@ -18,7 +21,9 @@ export interface Skipped {
 export interface Corpus {
   originals: (Original & { sha256: string; bytes: number })[];
   skipped: Skipped[];
-  /** Files read that are not a supported image, audio or video type. */
+  /** Files whose name claims a media type and whose content is none the library reads, by name (run.ts adds those the decoders refuse). */
+  junk: Junk[];
+  /** Files read that are not a supported image, audio or video type, and whose names do not claim one. */
   other: number;
   /** Byte-identical copies of an earlier original, left out. */
   duplicates: number;
@@ -36,12 +41,13 @@ function reasonOf(e: unknown): string {
   return err.message ?? String(e);
 }
 
-async function head(path: string): Promise<Uint8Array> {
+/** The first HEAD bytes of a file, and its size. */
+async function head(path: string): Promise<{ bytes: Uint8Array; size: number }> {
   const file = await open(path, 'r');
   try {
     const buf = new Uint8Array(HEAD);
     const { bytesRead } = await file.read(buf, 0, HEAD, 0);
-    return buf.subarray(0, bytesRead);
+    return { bytes: buf.subarray(0, bytesRead), size: (await file.stat()).size };
   } finally {
     await file.close();
   }
@@ -106,11 +112,15 @@ export async function findOriginals(dirs: string[], limit: number | null, random
   const skipped: Skipped[] = [];
   for (const d of dirs) await walk(resolve(d), files, skipped);
   const media: Original[] = [];
+  const junk: Junk[] = [];
   let other = 0;
   for (const path of files) {
     try {
-      const type = detectType(await head(path));
-      if (type === null) other++;
+      const { bytes, size } = await head(path);
+      const type = detectType(bytes);
+      const claimed = type === null ? claimedKind(path) : null;
+      if (claimed !== null) junk.push({ path, claimed, reason: notMediaReason(claimed, bytes, size) });
+      else if (type === null) other++;
       else media.push({ path, kind: type.kind, format: type.format });
     } catch (e) {
       skipped.push({ path, reason: reasonOf(e) });
@@ -142,5 +152,5 @@ export async function findOriginals(dirs: string[], limit: number | null, random
       skipped.push({ path: o.path, reason: reasonOf(e) });
     }
   }
-  return { originals, skipped, other, duplicates, found: media.length };
+  return { originals, skipped, junk, other, duplicates, found: media.length };
 }

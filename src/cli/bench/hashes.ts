@@ -21,6 +21,7 @@ import { alignedSimilarity, SEQUENCE_ALIGNMENT, similarityFromDistance } from '.
 import { pdqDistance, pdqFromHex, type PdqFingerprint, type VpdqFingerprint } from '../../lib/pdq.js';
 import type { Fingerprint, HashType } from '../../lib/types.js';
 import type { FingerprintPool } from '../../pool/index.js';
+import type { FingerprintErrorCode } from '../../media/errors.js';
 
 /** One file's hash under one family. */
 export interface HashValue {
@@ -373,12 +374,13 @@ export async function findPeers(): Promise<Peer[]> {
 
 // ---- hashing in the pool ------------------------------------------------------------
 
-export type HashOutcome = { fingerprint: Fingerprint; pdq: PdqFingerprint | VpdqFingerprint | null } | { failure: string };
+/** A failure's `code` when the examination said why (decode_failed: the decoders refused the file). */
+export type HashOutcome = { fingerprint: Fingerprint; pdq: PdqFingerprint | VpdqFingerprint | null } | { failure: string; code?: FingerprintErrorCode };
 
 /** The pool's fingerprint task asked for the PDQ too (images: one decode gives both; video: vPDQ of the same frames). */
 export async function fingerprintWithPdq(pool: FingerprintPool, bytes: Uint8Array): Promise<HashOutcome> {
   const found = await pool.examine(bytes, { credentials: false });
-  if (found.failure !== undefined) return { failure: found.failure.message };
+  if (found.failure !== undefined) return { failure: found.failure.message, code: found.failure.code };
   if (found.fingerprint === null) return { failure: 'no fingerprint (not a supported file, or audio under about 3 s)' };
   return { fingerprint: found.fingerprint, pdq: found.pdq_hash };
 }

@@ -195,6 +195,9 @@ export function reportHtml(r: BenchResult, comparison: Comparison | null): strin
     sections.push(tableHtml(['figure', 'old', 'new', 'change'], [...comparison.recall.filter((d) => d.change !== 0), ...comparison.separation].map((d) => [d.what, f(d.old, 4), f(d.new, 4), f(d.change, 4)])));
     sections.push(tableHtml(['speed', 'old', 'new', 'new / old'], comparison.speed.map((d) => [d.what, f(d.old, 3), f(d.new, 3), d.ratio === null ? '-' : `${d.ratio.toFixed(2)}x`])));
   }
+  if (r.junk.length > 0) {
+    sections.push(`<h2 id="junk">Named as media but not (${r.junk.length})</h2><ul class="junk">${r.junk.map((j) => `<li><code>${esc(j.path)}</code>: ${esc(j.reason)}</li>`).join('')}</ul>`);
+  }
   if (r.skipped.length > 0) {
     sections.push(`<h2>Skipped files (${r.skipped.length})</h2><ul>${r.skipped.map((s) => `<li><code>${esc(s.path)}</code>: ${esc(s.reason)}</li>`).join('')}</ul>`);
   }

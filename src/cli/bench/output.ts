@@ -1,5 +1,6 @@
 // The run as text for a terminal: conditions first, then quality, separation, speed, the
-// index, the deployment, what was skipped and, with --compare, the differences. Every
+// index, the deployment, the files named as media that are not, what was skipped and,
+// with --compare, the differences. Every
 // string from the corpus (paths, decoder messages) goes through visible() first.
 import type { Comparison } from './compare.js';
 import type { BenchResult } from './run.js';
@@ -20,7 +21,7 @@ export function conditionsText(r: BenchResult): string {
     `machine: ${visible(c.machine.cpu)}, ${c.machine.cores} cores, ${c.machine.memoryGb} GB, ${c.machine.platform} ${c.machine.kernel}; ${c.workers} workers`,
     `versions: provenant ${v.provenant}, node ${v.node}, sharp ${v.sharp} (libvips ${v.libvips}), ffmpeg ${visible(v.ffmpeg)}, wasm ${v.wasm}`,
     `corpus: ${source}: ${c.corpus.originals.image} images, ${c.corpus.originals.audio} audio, ${c.corpus.originals.video} video` +
-      ` (${c.corpus.mediaFound} media files found${c.corpus.limit === null ? '' : `, --limit ${c.corpus.limit}`}, ${c.corpus.duplicates} duplicates, ${c.corpus.otherFiles} other files, ${c.corpus.skipped} skipped)`,
+      ` (${c.corpus.mediaFound} media files found${c.corpus.limit === null ? '' : `, --limit ${c.corpus.limit}`}, ${c.corpus.duplicates} duplicates, ${c.corpus.otherFiles} other files, ${c.corpus.junk} named as media but not, ${c.corpus.skipped} skipped)`,
     `peers: ${[...found, ...missing].join('; ') || 'none'}`,
   ].join('\n');
 }
@@ -63,6 +64,11 @@ export function resultText(r: BenchResult, comparison: Comparison | null): strin
       e.endpoint, int(e.requests), fixed(e.rps, 1), ms(e.p50Ms), ms(e.p99Ms), ms(e.maxMs),
       Object.entries(e.errors).map(([k, v]) => `${k}: ${v}`).join(', ') || 'none',
     ])));
+  }
+  if (r.junk.length > 0) {
+    // every one: each is a file the user believes is a picture, a song or a clip
+    out.push(`\nNamed as media but not (${r.junk.length}):`);
+    for (const j of r.junk) out.push(`  ${visible(j.path)}: ${visible(j.reason)}`);
   }
   if (r.skipped.length > 0) {
     out.push(`\nSkipped (${r.skipped.length}):`);

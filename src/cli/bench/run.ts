@@ -14,6 +14,7 @@ import { ffmpegPath } from '../../media/ffmpeg.js';
 import { pdqFromHex } from '../../lib/pdq.js';
 import { createFingerprintPool, type FingerprintPool } from '../../pool/index.js';
 import { findOriginals, type Skipped } from './corpus.js';
+import { claimedKind, decoderRefused, type Junk } from './junk.js';
 import { findPeers, fromFingerprint, fromPdq, hashFiles, hashWithPeer, OUR_HASHES, ourHashFor, type HashFamily, type HashOutcome, type HashValue, type PeerStatus } from './hashes.js';
 import type { PdqFingerprint, VpdqFingerprint } from '../../lib/pdq.js';
 import { measureIndex, type IndexFigures } from './index-speed.js';
@@ -124,7 +125,10 @@ export interface BenchResult {
       source: string[] | 'built-in sample';
       originals: Record<MediaKind, number>;
       mediaFound: number;
+      /** Files not media and not named as media. */
       otherFiles: number;
+      /** Files named as media that are none (`junk`). */
+      junk: number;
       duplicates: number;
       skipped: number;
       limit: number | null;
@@ -137,6 +141,8 @@ export interface BenchResult {
   };
   peers: PeerStatus[];
   skipped: Skipped[];
+  /** Every file whose extension claims a media type and whose content is none, or one the decoders refuse, by name, with why; in path order. */
+  junk: Junk[];
   quality: HashQuality[];
   speed: SpeedFigures[];
   peerSpeed: PeerSpeed[];
@@ -156,7 +162,7 @@ async function ffmpegVersion(): Promise<string> {
   });
 }
 
-async function conditions(o: BenchOptions, originals: Record<MediaKind, number>, corpus: { found: number; other: number; duplicates: number; skipped: number }): Promise<BenchResult['conditions']> {
+async function conditions(o: BenchOptions, originals: Record<MediaKind, number>, corpus: { found: number; other: number; junk: number; duplicates: number; skipped: number }): Promise<BenchResult['conditions']> {
   const pkg = JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
   const transforms = Object.fromEntries(KINDS.map((k) => [k, SUITE_TRANSFORMS[o.suite][k].map((t) => ({ id: t.id, description: t.description }))])) as BenchResult['conditions']['suite']['transforms'];
   return {
@@ -164,7 +170,7 @@ async function conditions(o: BenchOptions, originals: Record<MediaKind, number>,
     machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: availableParallelism(), memoryGb: Math.round(totalmem() / 2 ** 30), platform: `${process.platform}-${process.arch}`, kernel: release() },
     versions: { provenant: pkg.version, node: process.version, sharp: sharp.versions.sharp ?? 'unknown', libvips: sharp.versions.vips, ffmpeg: await ffmpegVersion(), wasm: wasmFlavor },
     workers: o.workers,
-    corpus: { source: o.dirs.length === 0 ? 'built-in sample' : o.dirs, originals, mediaFound: corpus.found, otherFiles: corpus.other, duplicates: corpus.duplicates, skipped: corpus.skipped, limit: o.limit },
+    corpus: { source: o.dirs.length === 0 ? 'built-in sample' : o.dirs, originals, mediaFound: corpus.found, otherFiles: corpus.other, junk: corpus.junk, duplicates: corpus.duplicates, skipped: corpus.skipped, limit: o.limit },
     suite: { name: SUITE_NAME, version: o.suite, transforms },
     seed: o.seed,
     indexSize: o.indexSize,
@@ -298,6 +304,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     }
     const corpus = await findOriginals(dirs, o.limit, streamFor(o.seed, 'limit'));
     const skipped = corpus.skipped;
+    const junk = corpus.junk;
     pool = createFingerprintPool({ workers: o.workers, taskTimeoutMs: 10 * 60_000, maxQueue: 1024 });
     const lanes = 2 * o.workers;
     const peers = await findPeers();
@@ -328,7 +335,13 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         if ('fingerprint' in r) {
           ourOf[idx[k]] = r.fingerprint;
           pdqOf[idx[k]] = r.pdq;
-        } else skipped.push({ path: originals[idx[k]].path, reason: r.failure });
+        } else {
+          // a file named as media whose content the decoders refuse is junk, listed as such
+          const { path } = originals[idx[k]];
+          const claimed = r.code === 'decode_failed' ? claimedKind(path) : null;
+          if (claimed !== null) junk.push({ path, claimed, reason: decoderRefused(r.failure) });
+          else skipped.push({ path, reason: r.failure });
+        }
       });
     }
     // originals we cannot hash are left out from here on
@@ -487,13 +500,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       server = { url: base.href, concurrency: o.concurrency, durationS: o.durationMs / 1000, endpoints };
     }
     o.progress.done();
+    junk.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
     return {
       tool: 'provenant bench',
       format: 1,
-      conditions: await conditions(o, count, { found: corpus.found, other: corpus.other, duplicates: corpus.duplicates, skipped: skipped.length }),
+      conditions: await conditions(o, count, { found: corpus.found, other: corpus.other, junk: junk.length, duplicates: corpus.duplicates, skipped: skipped.length }),
       peers: peers.map((p) => p.status),
       skipped,
+      junk,
       quality,
       speed,
       peerSpeed,
