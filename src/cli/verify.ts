@@ -27,7 +27,8 @@ const USAGE = `usage: provenant verify FILE [--server URL] [--json] [--key FILE]
   amend chain, whether each record's signature re-verifies offline, and each record's
   proof of inclusion in the server's transparency log
   --server   default $PROVENANT_SERVER, else http://localhost:8080
-  --json     {exact, perceptual, log}: the answers of GET /verify and POST /verify-file
+  --json     {exact, perceptual, log}: the answers of GET /verify and POST /verify-file;
+             log.proofs: per action hash, verified | not_logged | failed | unchecked
   --witness  a witness's cosignature key: its cosignature on the checkpoint is checked
   The largest checkpoint seen per log is kept in $XDG_CONFIG_HOME/provenant/logs; a later
   tree that does not extend it is a fork: reported, exit 3.
@@ -80,6 +81,19 @@ function status(s: Signature): string {
   return s.superseded_by ? `superseded by ${s.superseded_by.slice(0, 12)}` : 'active';
 }
 
+/**
+ * Per action hash in `--json`, whether its inclusion proof checked: `verified` (proven
+ * under the checkpoint named), `not_logged` (not under a checkpoint yet), `failed` (the
+ * proof or the entry was refused: `reason`), `unchecked` (the log could not be read).
+ * `cosignatures.verified` is null when no --witness key was given.
+ */
+export interface ProofStatus {
+  status: 'verified' | 'not_logged' | 'failed' | 'unchecked';
+  index?: number;
+  checkpoint?: { origin: string; size: number; cosignatures: { verified: number | null; of: number; other_signatures: number } };
+  reason?: string;
+}
+
 /** Per action hash, the line saying where the record is in the log (or why it is not shown). */
 type LogLines = Map<string, string>;
 
@@ -102,22 +116,27 @@ function describe(s: Signature, checked: Check, prefix: string, log: LogLines = 
  * each record's inclusion proven: a line per action hash. A record whose entry carries its
  * own signature is re-verified from the entry with the record /verify answered.
  */
-async function logLines(server: string, signatures: readonly Signature[], witnesses: readonly string[]): Promise<{ lines: LogLines; view: LogView | null; indexes: Record<string, number | null>; problem?: string }> {
+async function logLines(server: string, signatures: readonly Signature[], witnesses: readonly string[]): Promise<{ lines: LogLines; view: LogView | null; indexes: Record<string, number | null>; proofs: Record<string, ProofStatus>; problem?: string }> {
   const lines: LogLines = new Map();
   const indexes: Record<string, number | null> = {};
+  const proofs: Record<string, ProofStatus> = {};
   let view: LogView;
   try {
     view = await viewLog(server);
   } catch (err) {
     if (err instanceof LogForkError) throw err;
-    return { lines, view: null, indexes, problem: `not checked: ${(err as Error).message}` };
+    const problem = `not checked: ${(err as Error).message}`;
+    for (const s of signatures) proofs[s.action_hash] = { status: 'unchecked', reason: problem };
+    return { lines, view: null, indexes, proofs, problem };
   }
   const origin = view.checkpoint.checkpoint.origin;
   let cosigned = `${view.otherSignatures} other signature${view.otherSignatures === 1 ? '' : 's'} (no --witness key to check them)`;
+  let witnessed: number | null = null;
   if (witnesses.length > 0) {
-    const k = verifyCheckpoint(view.note, { logKeys: [view.vkey], witnesses: [...witnesses] }).cosignatures.length;
-    cosigned = `cosigned by ${k} witness${k === 1 ? '' : 'es'} of ${witnesses.length}`;
+    witnessed = verifyCheckpoint(view.note, { logKeys: [view.vkey], witnesses: [...witnesses] }).cosignatures.length;
+    cosigned = `cosigned by ${witnessed} witness${witnessed === 1 ? '' : 'es'} of ${witnesses.length}`;
   }
+  const checkpoint = { origin, size: view.checkpoint.checkpoint.size, cosignatures: { verified: witnessed, of: witnesses.length, other_signatures: view.otherSignatures } };
   for (const s of signatures) {
     if (lines.has(s.action_hash)) continue;
     try {
@@ -125,20 +144,24 @@ async function logLines(server: string, signatures: readonly Signature[], witnes
       indexes[s.action_hash] = found?.index ?? null;
       if (found === null) {
         lines.set(s.action_hash, 'not under a checkpoint yet (try again in a second)');
+        proofs[s.action_hash] = { status: 'not_logged', checkpoint };
         continue;
       }
       const entry = found.entry as { record?: SignatureRecord };
       if (entry.record !== undefined && (entry.record.file_hash !== s.file_hash || entry.record.signer !== s.signer || entry.record.signed_at !== s.signed_at)) {
         lines.set(s.action_hash, `THE LOG'S ENTRY ${found.index} IS NOT THIS RECORD`);
+        proofs[s.action_hash] = { status: 'failed', index: found.index, checkpoint: { ...checkpoint, size: found.size }, reason: `the log's entry ${found.index} is not this record` };
         continue;
       }
       lines.set(s.action_hash, `in the log at index ${found.index}, checkpoint ${found.size} signed by ${origin}, ${cosigned}`);
+      proofs[s.action_hash] = { status: 'verified', index: found.index, checkpoint: { ...checkpoint, size: found.size } };
     } catch (err) {
       if (err instanceof LogForkError) throw err;
       lines.set(s.action_hash, `PROOF REFUSED: ${(err as Error).message}`);
+      proofs[s.action_hash] = { status: 'failed', checkpoint, reason: (err as Error).message };
     }
   }
-  return { lines, view, indexes };
+  return { lines, view, indexes, proofs };
 }
 
 export const run: Command = async (args) => {
@@ -192,7 +215,7 @@ export const run: Command = async (args) => {
     return FORK_EXIT;
   }
   if (values.json) {
-    const logJson = log.view === null ? { error: log.problem ?? null } : { origin: log.view.checkpoint.checkpoint.origin, size: log.view.checkpoint.checkpoint.size, indexes: log.indexes };
+    const logJson = log.view === null ? { error: log.problem ?? null, proofs: log.proofs } : { origin: log.view.checkpoint.checkpoint.origin, size: log.view.checkpoint.checkpoint.size, indexes: log.indexes, proofs: log.proofs };
     process.stdout.write(`${terminalJson({ exact, perceptual, log: logJson })}\n`);
     return 0;
   }

@@ -41,6 +41,7 @@ test('verify shows the record in the log; a server with the same key and another
     for (const srv of [a, b]) await srv.deps.transparencyLog.checkpointer.close();
     const ua = await a.register();
     await createServerCell(a.deps, ua.user.id);
+    await a.deps.store.accounts.setUserTier(ua.user.id, 'premium');
     const actionA = await signFile(a, ua.token, fileHash);
     await a.deps.transparencyLog.checkpointer.tick();
 
@@ -48,6 +49,11 @@ test('verify shows the record in the log; a server with the same key and another
     assert.is(first.code, 0, first.err);
     assert.match(first.out, actionA);
     assert.match(first.out, /log {9}in the log at index 0, checkpoint 1 signed by log\.example\/log/);
+    // --json: each record's proof status, with the checkpoint it was proven under
+    const json = await cli(['verify', file, '--server', a.url, '--json'], cliEnv);
+    assert.is(json.code, 0, json.err);
+    const proof = JSON.parse(json.out).log.proofs[actionA];
+    assert.equal(proof, { status: 'verified', index: 0, checkpoint: { origin: 'log.example/log', size: 1, cosignatures: { verified: null, of: 0, other_signatures: 0 } } });
     const logs = join(work, 'config', 'provenant', 'logs');
     const [remembered] = readdirSync(logs);
     assert.is(statSync(join(logs, remembered!)).mode & 0o777, 0o600);
@@ -69,6 +75,15 @@ test('verify shows the record in the log; a server with the same key and another
     const fork = await cli(['verify', file, '--server', b.url], cliEnv);
     assert.is(fork.code, 3, fork.out + fork.err);
     assert.match(fork.err, /FORK: the log log\.example\/log at size 3 does not extend the tree of size 2 seen before/);
+
+    // a second signature of the same file on A, not under a checkpoint yet: not_logged
+    const later = await signFile(a, ua.token, fileHash);
+    const pending = await cli(['verify', file, '--server', a.url, '--json'], cliEnv);
+    assert.is(pending.code, 0, pending.err);
+    const proofs = JSON.parse(pending.out).log.proofs;
+    assert.is(proofs[later].status, 'not_logged');
+    assert.is(proofs[later].checkpoint.size, 2);
+    assert.is(proofs[actionA].status, 'verified');
   } finally {
     await a.close();
     await b.close();
