@@ -9,7 +9,7 @@ import { fingerprintFile } from '../src/media/fingerprint.js';
 import { examineFile, type Examination } from '../src/media/examine.js';
 import { FingerprintError, type FingerprintOutcome } from '../src/media/errors.js';
 import { detectType } from '../src/lib/detect.js';
-import { SandboxError } from '../src/media/sandbox.js';
+import { credentialsWithin } from '../src/media/sandbox.js';
 import { workerSandbox, type PoolWorkerData } from '../src/media/worker-sandbox.js';
 import type { ContentCredentials } from '../src/lib/content-credentials.js';
 import { workerData } from 'piscina';
@@ -69,11 +69,5 @@ export default async function fingerprint({ buffer, deadline, examine, credentia
  */
 async function contentCredentials(bytes: Uint8Array, taskDeadline: number | undefined): Promise<ContentCredentials> {
   const ms = (workerData as PoolWorkerData | undefined)?.credentialsTimeoutMs ?? CREDENTIALS_TIMEOUT_MS;
-  const deadline = Math.min(taskDeadline ?? Infinity, Date.now() + ms);
-  try {
-    return await workerSandbox().contentCredentials(bytes, deadline);
-  } catch (e) {
-    if (e instanceof SandboxError && e.code === 'timeout') return { present: null, message: `not read: reading Content Credentials ran past its deadline (${ms} ms; docs/c2pa.md)` };
-    return { present: null, message: `not read: ${(e instanceof Error ? e.message : String(e)).slice(0, 150)}` };
-  }
+  return credentialsWithin(workerSandbox(), bytes, ms, taskDeadline);
 }

@@ -1,6 +1,7 @@
 // `provenant integrity FILE [--json]`: the file's integrity report (spec 2.1
 // `integrity_report`), as JSON or as readable lines. Exits 0 whatever it finds.
 import { integrityReport } from '../media/integrity.js';
+import { withCredentialsReader } from '../media/local-credentials.js';
 import type { IntegrityReport } from '../lib/integrity.js';
 import { fileCommand } from './file-command.js';
 import { credentialsLines } from './credentials.js';
@@ -16,4 +17,5 @@ function readable(r: IntegrityReport): string[] {
   return lines;
 }
 
-export const run = fileCommand('integrity', (file) => integrityReport(file), readable);
+// the credentials are read in a sandbox process with a deadline (local-credentials.ts)
+export const run = fileCommand('integrity', (file) => withCredentialsReader((credentials) => integrityReport(file, { credentials })), readable);

@@ -17,6 +17,7 @@ import { createPrivateKey, createPublicKey, sign as signEd25519, webcrypto } fro
 import { WasmBuilder } from '@contentauth/c2pa-wasm';
 import { detectType } from '../lib/detect.js';
 import { READER_SETTINGS, initReader } from './c2pa.js';
+import { measureManifestStores } from './c2pa-limits.js';
 
 /** Bytes reserved for the COSE signature (two certificates of about 400 bytes each, and the pad). */
 const SIGNATURE_RESERVE = 8192;
@@ -163,6 +164,9 @@ export async function writeContentCredentials(bytes: Uint8Array, manifest: C2paM
   const format = detectType(bytes)?.format;
   const mime = format === undefined ? undefined : MIME[format];
   if (mime === undefined) throw new Error(`Content Credentials cannot be written into this file type (${format ?? 'unknown'})`);
+  // the writer replaces a store the file holds: one past the reader's limits is not handed to it either
+  const { over } = measureManifestStores(bytes, format!);
+  if (over !== null) throw new Error(`the file's manifest store is past the reader's limits (${over}; docs/c2pa.md)`);
   initReader();
   ensureFileReaderSync();
   const chain = await selfIssuedChain(key);

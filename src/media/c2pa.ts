@@ -39,7 +39,7 @@ const MAX_ITEMS = 50;
 const MAX_TEXT = 200;
 
 /** The MIME type the reader is given per detected format; formats without C2PA embedding are not read. */
-const READER_FORMAT: Partial<Record<MediaFormat, string>> = {
+export const READER_FORMAT: Partial<Record<MediaFormat, string>> = {
   jpeg: 'image/jpeg', png: 'image/png', tiff: 'image/tiff', gif: 'image/gif', webp: 'image/webp',
   mp3: 'audio/mpeg', wav: 'audio/wav', mp4: 'video/mp4', avi: 'video/avi',
 };

@@ -52,16 +52,25 @@ async function lsbIssues(ctx: FileContext): Promise<IntegrityIssue[]> {
 }
 
 /** The file's Content Credentials; a reader that fails (it should not) makes them unknown, not the report fail. */
-async function credentialsOf(bytes: Uint8Array): Promise<ContentCredentials> {
+async function credentialsOf(bytes: Uint8Array, read: (bytes: Uint8Array) => Promise<ContentCredentials>): Promise<ContentCredentials> {
   try {
-    return await readContentCredentials(bytes);
+    return await read(bytes);
   } catch (e) {
     return { present: null, message: `the Content Credentials reader failed: ${(e instanceof Error ? e.message : String(e)).slice(0, 150)}` };
   }
 }
 
+export interface IntegrityOptions {
+  /**
+   * How the Content Credentials are read (default: readContentCredentials, in this
+   * process, without a deadline). In-process callers pass a sandboxed reader with a
+   * deadline (local-credentials.ts); the sandbox's own process reads them itself.
+   */
+  credentials?: (bytes: Uint8Array) => Promise<ContentCredentials>;
+}
+
 /** The integrity report of a file's bytes, or of the file at a path. */
-export async function integrityReport(pathOrBuffer: string | Uint8Array): Promise<IntegrityReport> {
+export async function integrityReport(pathOrBuffer: string | Uint8Array, options: IntegrityOptions = {}): Promise<IntegrityReport> {
   const bytes = typeof pathOrBuffer === 'string' ? new Uint8Array(await readFile(pathOrBuffer)) : pathOrBuffer;
   const input = KernelBytes.load(bytes);
   try {
@@ -90,7 +99,7 @@ export async function integrityReport(pathOrBuffer: string | Uint8Array): Promis
         case 'UnicodeSteg': issues.push(...guarded(check, () => unicodeSteg(ctx))); break;
       }
     }
-    return { checks_performed: checks, issues_found: issues, checked_at: Date.now(), content_credentials: await credentialsOf(bytes) };
+    return { checks_performed: checks, issues_found: issues, checked_at: Date.now(), content_credentials: await credentialsOf(bytes, options.credentials ?? readContentCredentials) };
   } finally {
     input.release();
   }

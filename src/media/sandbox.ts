@@ -255,3 +255,18 @@ export class DecoderSandbox {
     }
   }
 }
+
+/**
+ * A file's Content Credentials read in `sandbox` by `timeoutMs` or `deadline` (epoch ms),
+ * whichever comes first: present null saying why when stopped there (the sandbox
+ * process is killed, so a read that would run on costs nothing more) or when the sandbox
+ * failed otherwise. The pool's workers, the CLI and the vault read credentials this way.
+ */
+export async function credentialsWithin(sandbox: DecoderSandbox, bytes: Uint8Array, timeoutMs: number, deadline?: number): Promise<ContentCredentials> {
+  try {
+    return await sandbox.contentCredentials(bytes, Math.min(deadline ?? Infinity, Date.now() + timeoutMs));
+  } catch (e) {
+    if (e instanceof SandboxError && e.code === 'timeout') return { present: null, message: `not read: reading Content Credentials ran past its deadline (${timeoutMs} ms; docs/c2pa.md)` };
+    return { present: null, message: `not read: ${(e instanceof Error ? e.message : String(e)).slice(0, 150)}` };
+  }
+}

@@ -7,6 +7,7 @@ import { access, constants, readFile } from 'node:fs/promises';
 import { fileSha256Hex } from '../lib/digest.js';
 import { normalizeRecordContent, type RecordContent, type SignedRecord } from '../lib/records.js';
 import { examineFile } from '../media/examine.js';
+import { withCredentialsReader } from '../media/local-credentials.js';
 import { integrityReport } from '../media/integrity.js';
 import type { ProvenantClient, QuotaState } from '../sdk/client.js';
 import { ProvenantError } from '../sdk/errors.js';
@@ -101,13 +102,16 @@ export function checkDeclaration(declaration: Declaration): void {
  */
 export async function draftRecords(files: string[], declaration: Declaration, progress: SignUi['progress']): Promise<Draft[]> {
   const drafts: Draft[] = [];
-  for (const file of files) {
-    const bytes = new Uint8Array(await readFile(file));
-    const [found, integrity_report] = await Promise.all([examineFile(bytes, { isccExact: true }), integrityReport(bytes)]);
-    const { fingerprint: perceptual_hash, pdq_hash } = found;
-    drafts.push({ file, content: normalizeRecordContent({ ...declaration, file_hash: fileSha256Hex(bytes), perceptual_hash, pdq_hash, iscc: found.iscc?.code, integrity_report }) });
-    progress('reading', drafts.length, files.length);
-  }
+  // each file's credentials are read in a sandbox process with a deadline (local-credentials.ts)
+  await withCredentialsReader(async (credentials) => {
+    for (const file of files) {
+      const bytes = new Uint8Array(await readFile(file));
+      const [found, integrity_report] = await Promise.all([examineFile(bytes, { isccExact: true }), integrityReport(bytes, { credentials })]);
+      const { fingerprint: perceptual_hash, pdq_hash } = found;
+      drafts.push({ file, content: normalizeRecordContent({ ...declaration, file_hash: fileSha256Hex(bytes), perceptual_hash, pdq_hash, iscc: found.iscc?.code, integrity_report }) });
+      progress('reading', drafts.length, files.length);
+    }
+  });
   return drafts;
 }
 
