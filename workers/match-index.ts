@@ -8,6 +8,7 @@ import '../src/lib/wasm.js'; // installs the Node loader of the WebAssembly kern
 import type { IndexReply, IndexRequest } from '../src/lib/match-index-messages.js';
 import { PDQ_MIN_QUALITY, PdqIndex } from '../src/lib/pdq-index.js';
 import { pdqHashOrAbsent } from '../src/lib/records.js';
+import { IsccIndex } from '../src/lib/iscc-index.js';
 
 const index = new MatchIndex();
 /** Records' image PDQs of quality >= 50 (issue 28), by seq. */
@@ -47,6 +48,22 @@ function vpdqQuery(hashes: string[], maxDistance: number, minPercent: number): {
   for (const [id, n] of partners) if (100 * n >= minPercent * hashes.length) out.push({ id, percent: Math.floor((100 * n) / hashes.length) });
   return out.sort((a, b) => b.percent - a.percent || a.id - b.id);
 }
+
+/** Records' ISCC Content-Code units (issue 33), by seq. */
+const iscc = new IsccIndex();
+
+/** Indexes (or replaces) records' Content-Codes; a null, malformed or contentless code takes the seq out. */
+function isccAdd(ids: number[], codes: (string | null)[]): number {
+  for (let i = 0; i < ids.length; i++) {
+    const code = codes[i];
+    try {
+      if (code === null || !iscc.add(ids[i], code)) iscc.remove(ids[i]);
+    } catch {
+      iscc.remove(ids[i]); // not a Content-Code the index compares: never matched
+    }
+  }
+  return iscc.size();
+}
 const port = parentPort!;
 
 function handle(req: IndexRequest): IndexReply {
@@ -77,6 +94,8 @@ function handle(req: IndexRequest): IndexReply {
     }
     return { n: req.n, pdqSize: pdq.size() };
   }
+  if (req.op === 'iscc-add') return { n: req.n, isccSize: isccAdd(req.ids, req.codes) };
+  if (req.op === 'iscc-query') return { n: req.n, isccMatches: iscc.query(req.code, req.maxDistance, req.limit) };
   if (req.op === 'vpdq-query') return { n: req.n, vpdqMatches: vpdqQuery(req.hashes, req.maxDistance, req.minPercent) };
   if (req.op === 'pdq-query') return { n: req.n, pdqMatches: pdq.query(req.hashes, req.maxDistance).map(({ id, distance }) => ({ id, distance })) };
   if (req.op === 'add') {

@@ -117,8 +117,8 @@ export const reducedSignature = z
     content_rights: contentRights.nullable(),
     similarity: z.number().int().min(0).max(100).nullable(),
     match_type: z.literal('perceptual'),
-    /** Issue 28: which hash found it, and for PDQ the Hamming distance. */
-    matched_by: z.enum(['ImagePHash', 'AudioChromaprint', 'VideoPHash', 'PDQ', 'vPDQ']).optional(),
+    /** Issue 28: which hash found it, and for PDQ the Hamming distance; issue 33: ISCC, the file's Content-Code. */
+    matched_by: z.enum(['ImagePHash', 'AudioChromaprint', 'VideoPHash', 'PDQ', 'vPDQ', 'ISCC']).optional(),
     pdq_distance: z.number().int().min(0).max(256).optional(),
   })
   .describe('spec 2.3');

@@ -13,7 +13,11 @@ export type IndexRequest =
   /** issue 28: the stored images within `maxDistance` of any of the 1-8 hashes (64 hex each) */
   | { op: 'pdq-query'; n: number; hashes: string[]; maxDistance: number }
   /** issue 28: the stored videos at least `minPercent` of whose query frames (64 hex each) have a frame within `maxDistance` */
-  | { op: 'vpdq-query'; n: number; hashes: string[]; maxDistance: number; minPercent: number };
+  | { op: 'vpdq-query'; n: number; hashes: string[]; maxDistance: number; minPercent: number }
+  /** issue 33: records' ISCC Content-Code units (canonical strings; null takes an id out) */
+  | { op: 'iscc-add'; n: number; ids: number[]; codes: (string | null)[] }
+  /** issue 33: the stored Content-Codes of the code's type within `maxDistance` bits, nearest first, at most `limit` */
+  | { op: 'iscc-query'; n: number; code: string; maxDistance: number; limit: number };
 
 export interface IndexReply {
   n: number;
@@ -29,4 +33,7 @@ export interface IndexReply {
   pdqMatches?: { id: number; distance: number }[];
   /** vpdq-query: ids and the share of query frames matched (0-100), best first. */
   vpdqMatches?: { id: number; percent: number }[];
+  /** iscc-add: Content-Codes held after it; iscc-query: ids and distances, nearest first. */
+  isccSize?: number;
+  isccMatches?: { id: number; distance: number }[];
 }

@@ -39,6 +39,8 @@ export { MatchIndex, MATCH_LIMIT, HASH_TYPES, hasBandLayout } from './match-inde
 export type { MatchQuery, MatchQueryOptions, Match, IndexedFingerprint } from './match-index.js';
 export { PdqIndex, PDQ_MATCH_DISTANCE, PDQ_MIN_QUALITY, PDQ_INDEX_MAX_ENTRIES } from './pdq-index.js';
 export type { PdqMatch } from './pdq-index.js';
+export { IsccIndex, ISCC_INDEX_BITS, ISCC_MIN_SET_BITS, ISCC_BINDING_MAX_DISTANCE, ISCC_SOURCE_MAX_DISTANCE, isccSimilarity, isccIndexKey } from './iscc-index.js';
+export type { IsccMatch } from './iscc-index.js';
 export { AI_SOURCE_TYPES, CREDENTIALS_STATES, PROVENANT_RECORD_LABEL, isAiSourceType, aiGenerationConflicts } from './content-credentials.js';
 export type { ContentCredentials, CredentialsFound, CredentialsState, CredentialsAction, CredentialsSigner, CredentialsConflict, ProvenantRecordAssertion, ProvenantRecordAssertionData } from './content-credentials.js';
 // ISCC codes (ISO 24138, issue 33; docs/iscc.md) and BLAKE3, their Instance-Code's hash

@@ -97,6 +97,16 @@ export class IndexThread {
     return (await this.request({ op: 'vpdq-query', hashes, maxDistance, minPercent })).vpdqMatches!;
   }
 
+  /** issue 33: indexes records' ISCC Content-Code units by id (null, or a code without content, takes the id out); resolves to the codes held. */
+  async isccAdd(ids: number[], codes: (string | null)[]): Promise<number> {
+    return (await this.request({ op: 'iscc-add', ids, codes })).isccSize!;
+  }
+
+  /** issue 33: the stored Content-Codes of `code`'s type within `maxDistance` bits, nearest first (then by id), at most `limit`. */
+  async isccQuery(code: string, maxDistance: number, limit: number): Promise<{ id: number; distance: number }[]> {
+    return (await this.request({ op: 'iscc-query', code, maxDistance, limit })).isccMatches!;
+  }
+
   /** False once the thread has ended or was closed. */
   get alive(): boolean {
     return !this.closed;

@@ -10,13 +10,14 @@ import { perceptualHashSource } from './sources/perceptual-hash.js';
 import { pdqSource } from './sources/pdq.js';
 import type { Candidate, CandidateSource } from './sources/source.js';
 import { vpdqSource } from './sources/vpdq.js';
+import { isccSource } from './sources/iscc.js';
 
 /**
  * The sources, in the order their `matched_by` wins when several find one record: the
  * spec's fingerprint first (its similarity is the one spec 4.2 thresholds), then PDQ,
- * then vPDQ.
+ * then vPDQ, then the ISCC Content-Code (issue 33).
  */
-export const CANDIDATE_SOURCES: readonly CandidateSource[] = [perceptualHashSource, pdqSource, vpdqSource];
+export const CANDIDATE_SOURCES: readonly CandidateSource[] = [perceptualHashSource, pdqSource, vpdqSource, isccSource];
 
 /**
  * One candidate per record: the first source's (in CANDIDATE_SOURCES order), with the

@@ -17,7 +17,7 @@ export interface ReducedText {
 }
 
 /** Which fingerprint found a match (the answers' `matched_by`). */
-export type MatchedBy = 'ImagePHash' | 'AudioChromaprint' | 'VideoPHash' | 'PDQ' | 'vPDQ';
+export type MatchedBy = 'ImagePHash' | 'AudioChromaprint' | 'VideoPHash' | 'PDQ' | 'vPDQ' | 'ISCC';
 
 /** One match, ready to serialise. */
 export interface MatchedRecord {

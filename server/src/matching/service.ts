@@ -120,6 +120,7 @@ export class MatchingService {
       this.addRecords(rows.map((r) => r.seq), rows.map((r) => parseFingerprint(r.perceptual_hash_json)), rows.map((r) => r.signed_at));
       const pdq = (await this.deps.store.signatures.listPdqHashes(low - 1, high - low + 1)).filter((r) => seqs.has(r.seq));
       this.addPdq(pdq.map((r) => r.seq), pdq.map((r) => parseFingerprint(r.pdq_hash_json)));
+      await this.applyIscc(seqs, low, high);
     }
     this.indexedThrough = Math.max(this.indexedThrough, stored);
   }
@@ -168,6 +169,30 @@ export class MatchingService {
     this.thread.pdqAdd(seqs, values).catch((err: Error) => {
       if (!this.closed) this.deps.log.error('match index PDQ add failed', { error: err.message });
     });
+  }
+
+  /**
+   * Issue 33: indexes the ISCC Content-Codes of the records these changes stored (read from
+   * their own table by the seq range; not awaited, in order before any later query).
+   */
+  private async applyIscc(seqs: ReadonlySet<number>, low: number, high: number): Promise<void> {
+    const rows = (await this.deps.store.signatures.listIsccContents(low - 1, high - low + 1)).filter((r) => seqs.has(r.seq));
+    if (rows.length === 0 || !this.thread.alive) return;
+    this.thread.isccAdd(rows.map((r) => r.seq), rows.map((r) => r.content)).catch((err: Error) => {
+      if (!this.closed) this.deps.log.error('match index ISCC add failed', { error: err.message });
+    });
+  }
+
+  /** Issue 33: feeds the ISCC index every record's Content-Code after `from` up to `last`, LOAD_RANGE at a time. */
+  private async loadIscc(thread: IndexThread, from: number, last: number, stopIfEnded: () => void): Promise<void> {
+    for (let after = from; after < last; ) {
+      const page = await this.deps.store.signatures.listIsccContents(after, LOAD_RANGE);
+      stopIfEnded();
+      const inRange = page.filter((r) => r.seq <= last);
+      if (inRange.length > 0) await thread.isccAdd(inRange.map((r) => r.seq), inRange.map((r) => r.content));
+      if (page.length < LOAD_RANGE || inRange.length < page.length) break;
+      after = page[page.length - 1].seq;
+    }
   }
 
   /** Feeds the PDQ index every record with a pdq_hash after `from` up to `last`, LOAD_RANGE at a time. */
@@ -232,6 +257,7 @@ export class MatchingService {
       for (const n of await Promise.all(adds)) indexed += n;
       stopIfEnded();
       await this.loadPdq(thread, from, last, stopIfEnded);
+      await this.loadIscc(thread, from, last, stopIfEnded);
       const stats = { records, indexed, ms: Math.round(performance.now() - started) };
       this.deps.log.info('match index loaded', { ...stats, after_seq: from, bytes: thread.bytes() });
       if (thread === this.thread) {
@@ -384,6 +410,16 @@ export class MatchingService {
   async vpdqQuery(frames: string[], maxDistance: number, minPercent: number): Promise<{ id: number; percent: number }[]> {
     await this.loaded();
     return (await this.thread.vpdqQuery(frames, maxDistance, minPercent)).slice(0, MATCH_LIMIT);
+  }
+
+  /**
+   * Issue 33: the records whose ISCC Content-Code is of `code`'s type and within
+   * `maxDistance` bits of it (the index's rules: src/lib/iscc-index.ts), nearest first, at
+   * most `limit`. `code` is a checked Content-Code of at least 64 bits.
+   */
+  async isccQuery(code: string, maxDistance: number, limit: number): Promise<{ id: number; distance: number }[]> {
+    await this.loaded();
+    return this.thread.isccQuery(code, maxDistance, limit);
   }
 
   /**
