@@ -9,6 +9,9 @@ import type { IndexReply, IndexRequest } from '../src/lib/match-index-messages.j
 import { PDQ_MIN_QUALITY, PdqIndex } from '../src/lib/pdq-index.js';
 import { pdqHashOrAbsent } from '../src/lib/records.js';
 import { IsccIndex } from '../src/lib/iscc-index.js';
+import { FeatureIndex } from '../src/lib/feature-index.js';
+import { FEATURE_CODEBOOK } from '../src/lib/feature-codebook.js';
+import { decodeFeatureSet, descriptorsOf, matchFeatures, type FeatureSet } from '../src/lib/features.js';
 
 const index = new MatchIndex();
 /** Records' image PDQs of quality >= 50 (issue 28), by seq. */
@@ -18,6 +21,8 @@ const frames = new PdqIndex();
 const frameSeq = new Map<number, number>();
 const seqFrames = new Map<number, number[]>();
 let nextFrame = 0;
+/** Records' local features (issue 32), by seq: retrieval only; the geometric check reads the stored sets back. */
+const features = new FeatureIndex(FEATURE_CODEBOOK);
 
 function removeFrames(seq: number): void {
   for (const f of seqFrames.get(seq) ?? []) {
@@ -96,6 +101,35 @@ function handle(req: IndexRequest): IndexReply {
   }
   if (req.op === 'iscc-add') return { n: req.n, isccSize: isccAdd(req.ids, req.codes) };
   if (req.op === 'iscc-query') return { n: req.n, isccMatches: iscc.query(req.code, req.maxDistance, req.limit) };
+  if (req.op === 'features-add') {
+    for (let i = 0; i < req.ids.length; i++) {
+      let set: FeatureSet;
+      try {
+        set = decodeFeatureSet(req.sets[i]);
+      } catch {
+        continue; // checked at publish: a stored set that does not decode is never matched
+      }
+      features.add(req.ids[i], descriptorsOf(set));
+    }
+    return { n: req.n, featureImages: features.size(), featureBytes: features.bytes() };
+  }
+  if (req.op === 'features-query') {
+    const query = decodeFeatureSet(req.set);
+    return { n: req.n, featureCandidates: features.query(descriptorsOf(query), { limit: req.limit }).map(({ id, votes }) => ({ id, votes })) };
+  }
+  if (req.op === 'features-verify') {
+    const query = decodeFeatureSet(req.set);
+    return {
+      n: req.n,
+      featureMatches: req.records.map(({ seq, data }) => {
+        try {
+          return { seq, match: matchFeatures(query, decodeFeatureSet(data)) };
+        } catch {
+          return { seq, match: null };
+        }
+      }),
+    };
+  }
   if (req.op === 'vpdq-query') return { n: req.n, vpdqMatches: vpdqQuery(req.hashes, req.maxDistance, req.minPercent) };
   if (req.op === 'pdq-query') return { n: req.n, pdqMatches: pdq.query(req.hashes, req.maxDistance).map(({ id, distance }) => ({ id, distance })) };
   if (req.op === 'add') {

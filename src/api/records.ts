@@ -117,9 +117,12 @@ export const reducedSignature = z
     content_rights: contentRights.nullable(),
     similarity: z.number().int().min(0).max(100).nullable(),
     match_type: z.literal('perceptual'),
-    /** Issue 28: which hash found it, and for PDQ the Hamming distance; issue 33: ISCC, the file's Content-Code. */
-    matched_by: z.enum(['ImagePHash', 'AudioChromaprint', 'VideoPHash', 'PDQ', 'vPDQ', 'ISCC']).optional(),
+    /** Issue 28: which hash found it, and for PDQ the Hamming distance; issue 33: ISCC, the file's Content-Code; issue 32: Features. */
+    matched_by: z.enum(['ImagePHash', 'AudioChromaprint', 'VideoPHash', 'PDQ', 'vPDQ', 'ISCC', 'Features']).optional(),
     pdq_distance: z.number().int().min(0).max(256).optional(),
+    /** Issue 32: when the record has local features, the geometric check that confirmed it: its inliers and the share of the query they cover. */
+    feature_inliers: z.number().int().min(0).optional(),
+    feature_coverage: z.number().min(0).max(1).optional(),
   })
   .describe('spec 2.3');
 

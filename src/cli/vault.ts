@@ -157,6 +157,7 @@ function describeDraft(d: Draft): string[] {
     `    fingerprint    ${fp?.hash_type ?? 'none (not a media type the library fingerprints)'}`,
     ...(c.pdq_hash === undefined ? [] : [`    pdq            ${c.pdq_hash.hash_type === 'PDQ' ? `${c.pdq_hash.hash_value}, quality ${c.pdq_hash.quality}` : `vPDQ, ${c.pdq_hash.frames.length} frames`}`]),
     ...(c.iscc === undefined ? [] : [`    iscc           ${c.iscc}`]),
+    ...(fp?.hash_type !== 'ImagePHash' ? [] : [`    features       ${c.features === undefined || d.features === null ? 'none (too few keypoints: copies are matched by the global hashes alone)' : `${c.features.count} local features (${d.features.length} bytes), SHA-256 ${c.features.digest.slice(0, 16)}...`}`]),
     `    integrity      ${issues === 0 ? 'no issues found' : `${issues} issue(s) found`}`,
     `    intent         ${c.intent}; AI generation ${c.ai_generation ?? 'not declared'}`,
     `    rights         ${rightsLine(c)}`,

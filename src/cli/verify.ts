@@ -94,6 +94,16 @@ export interface ProofStatus {
   reason?: string;
 }
 
+/**
+ * How a perceptual match was found: its similarity, the fingerprint that found it, and
+ * (issue 32) the geometric check that confirmed it when the record has local features.
+ */
+function matchedHow(m: VerifyFileAnswer['signatures'][number]): string {
+  const by = m.matched_by === undefined ? '' : ` by ${m.matched_by}${m.pdq_distance === undefined ? '' : ` (distance ${m.pdq_distance})`}`;
+  const checked = m.feature_inliers === undefined ? '' : `; confirmed by ${m.feature_inliers} matching local features covering ${Math.round(100 * (m.feature_coverage ?? 0))} % of this file`;
+  return `similarity ${m.similarity ?? 'unknown'}${by}${checked}`;
+}
+
 /** Per action hash, the line saying where the record is in the log (or why it is not shown). */
 type LogLines = Map<string, string>;
 
@@ -225,11 +235,11 @@ export const run: Command = async (args) => {
   if (perceptual.match_type === 'none') lines.push('', 'Perceptual: not a media file the service fingerprints');
   for (const m of perceptual.signatures) {
     if (byHash.get(m.file_hash) === exact.signatures) {
-      lines.push('', `Perceptual, similarity ${m.similarity ?? 'unknown'}: this file (above), signed by ${m.signer}`);
+      lines.push('', `Perceptual, ${matchedHow(m)}: this file (above), signed by ${m.signer}`);
       continue;
     }
     const full = (byHash.get(m.file_hash) ?? []).filter((s) => s.signer === m.signer && s.signed_at === m.signed_at);
-    lines.push('', `Perceptual, similarity ${m.similarity ?? 'unknown'}: file ${m.file_hash}`);
+    lines.push('', `Perceptual, ${matchedHow(m)}: file ${m.file_hash}`);
     lines.push(...(full.length > 0 ? full.flatMap((s) => describe(s, check(s, held), '  ', log.lines)) : [`  signer ${m.signer}, signed ${new Date(m.signed_at).toISOString()}, intent ${m.intent}, rights ${rights(m.content_rights as Signature['content_rights'])}`]));
   }
   const embedded = perceptual.embedded_record;

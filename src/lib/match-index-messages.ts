@@ -3,6 +3,7 @@
 // replies with the same number out.
 import type { Match, MatchQuery } from './match-index.js';
 import type { HashType } from './types.js';
+import type { FeatureMatch } from './features.js';
 
 export type IndexRequest =
   /** fps: fingerprint objects, or their JSON text (parsed on the thread) */
@@ -17,7 +18,13 @@ export type IndexRequest =
   /** issue 33: records' ISCC Content-Code units (canonical strings; null takes an id out) */
   | { op: 'iscc-add'; n: number; ids: number[]; codes: (string | null)[] }
   /** issue 33: the stored Content-Codes of the code's type within `maxDistance` bits, nearest first, at most `limit` */
-  | { op: 'iscc-query'; n: number; code: string; maxDistance: number; limit: number };
+  | { op: 'iscc-query'; n: number; code: string; maxDistance: number; limit: number }
+  /** issue 32: records' feature sets (encodeFeatureSet bytes, from the store) to retrieve by */
+  | { op: 'features-add'; n: number; ids: number[]; sets: Uint8Array[] }
+  /** issue 32: the stored images a query's feature set (encoded) votes for, most votes first */
+  | { op: 'features-query'; n: number; set: Uint8Array; limit: number }
+  /** issue 32: the geometric check of a query's set against records' stored sets */
+  | { op: 'features-verify'; n: number; set: Uint8Array; records: { seq: number; data: Uint8Array }[] };
 
 export interface IndexReply {
   n: number;
@@ -36,4 +43,11 @@ export interface IndexReply {
   /** iscc-add: Content-Codes held after it; iscc-query: ids and distances, nearest first. */
   isccSize?: number;
   isccMatches?: { id: number; distance: number }[];
+  /** features-add: images held after it, and the index's bytes. */
+  featureImages?: number;
+  featureBytes?: number;
+  /** features-query: ids and votes, most first. */
+  featureCandidates?: { id: number; votes: number }[];
+  /** features-verify: per record asked, its match or null (not confirmed, or a stored set that does not decode). */
+  featureMatches?: { seq: number; match: FeatureMatch | null }[];
 }

@@ -41,6 +41,14 @@ export { PdqIndex, PDQ_MATCH_DISTANCE, PDQ_MIN_QUALITY, PDQ_INDEX_MAX_ENTRIES } 
 export type { PdqMatch } from './pdq-index.js';
 export { IsccIndex, ISCC_INDEX_BITS, ISCC_MIN_SET_BITS, ISCC_BINDING_MAX_DISTANCE, ISCC_SOURCE_MAX_DISTANCE, isccSimilarity, isccIndexKey } from './iscc-index.js';
 export type { IsccMatch } from './iscc-index.js';
+// Local features and their geometric check (issue 32; docs/features.md)
+export {
+  extractFeatures, compareFeatures, matchFeatures, recordFeatures, prefixOf, descriptorsOf, encodeFeatureSet, decodeFeatureSet, FeatureSetError,
+  FEATURES_VERSION, FEATURE_BYTES, QUERY_FEATURES_MAX, RECORD_FEATURES_MAX, INDEXED_FEATURES, MIN_FEATURES, MIN_INLIERS, MIN_COVERAGE,
+} from './features.js';
+export type { FeatureSet, FeatureMatch, FeaturePixels } from './features.js';
+export { FeatureIndex, FEATURE_INDEX_MAX_ID } from './feature-index.js';
+export type { FeatureCandidate, FeatureQueryOptions } from './feature-index.js';
 export { AI_SOURCE_TYPES, CREDENTIALS_STATES, PROVENANT_RECORD_LABEL, isAiSourceType, aiGenerationConflicts } from './content-credentials.js';
 export type { ContentCredentials, CredentialsFound, CredentialsState, CredentialsAction, CredentialsSigner, CredentialsConflict, ProvenantRecordAssertion, ProvenantRecordAssertionData } from './content-credentials.js';
 // ISCC codes (ISO 24138, issue 33; docs/iscc.md) and BLAKE3, their Instance-Code's hash

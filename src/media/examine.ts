@@ -16,6 +16,7 @@ import { fingerprintFile, readHead, type FingerprintOptions } from './fingerprin
 import { decodeImageHashes } from './image.js';
 import { videoPdqFrames } from './video.js';
 import { isccOfFile, type IsccFileOptions } from './iscc.js';
+import type { FeatureSet } from '../lib/features.js';
 
 export interface Examination {
   /** What the content is (src/lib/detect.ts); null: not a type this library fingerprints. */
@@ -33,6 +34,12 @@ export interface Examination {
    * the file could not be read for it.
    */
   iscc: ExaminedIscc | null;
+  /**
+   * An image's local features (issue 32): QUERY_FEATURES_MAX of them from the same decode,
+   * spread over the picture, strongest first (a record stores the first RECORD_FEATURES_MAX:
+   * recordFeatures); null for an image with too few (flat graphics, icons) and other kinds.
+   */
+  features?: FeatureSet | null;
   /** The file's Content Credentials, when they were read (the pool's examine). */
   content_credentials?: ContentCredentials;
   /**
@@ -94,6 +101,7 @@ export async function examineFile(pathOrBuffer: string | Uint8Array, opts: Exami
       fingerprint: { hash_type: 'ImagePHash', hash_value, bands: imageBands(hash_value) },
       pdq_hash: pdqFingerprint(hashes.pdq),
       pdq_dihedral: hashes.pdqDihedral,
+      features: hashes.features,
       iscc: await isccOf(bytes, { deadline, imageCode: hashes.isccImage }),
     };
   } catch (e) {

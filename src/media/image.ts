@@ -2,6 +2,7 @@
 // 8-bit sRGB pixels (EXIF orientation applied, first frame only, 16-bit scaled to 8,
 // CMYK and palettes converted), alpha left for the kernel to composite over white.
 // sharp (libvips) decodes PNG, JPEG, GIF, TIFF and WebP; BMP goes to our own reader.
+import { extractFeatures, type FeatureSet } from '../lib/features.js';
 import sharp from 'sharp';
 import type { MediaFormat } from '../lib/detect.js';
 import { imageHashFromPixels } from '../lib/dhash.js';
@@ -102,6 +103,8 @@ export interface ImageHashes {
   pdqDihedral: string[];
   /** The ISCC Image-Code (64 bits, `ISCC:EEA...`; issue 33) of the same pixels, or as the SDK decodes them with `isccExact`. */
   isccImage: string;
+  /** The local features (issue 32; src/lib/features.ts) of the same pixels, up to QUERY_FEATURES_MAX; null when too few. */
+  features: FeatureSet | null;
 }
 
 export interface ImageHashOptions extends ImageDecodeOptions {
@@ -126,5 +129,6 @@ export async function decodeImageHashes(bytes: Uint8Array, format: MediaFormat, 
   const asTheSdk = isccExact === true && format !== 'bmp' && (await sharp(bytes, { pages: 1 }).metadata()).hasProfile === true
     ? await decodeImagePixels(bytes, format, { ...decode, shrinkOnLoad: false, ignoreIcc: true })
     : px;
-  return { ...hashes, isccImage: isccImageCodeFromPixels(asTheSdk.data, asTheSdk.width, asTheSdk.height, asTheSdk.channels).iscc };
+  const features = extractFeatures({ data: px.data, width: px.width, height: px.height, channels: px.channels });
+  return { ...hashes, isccImage: isccImageCodeFromPixels(asTheSdk.data, asTheSdk.width, asTheSdk.height, asTheSdk.channels).iscc, features };
 }

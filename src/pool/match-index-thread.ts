@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { HASH_TYPES, type Match, type MatchQuery } from '../lib/match-index.js';
 import type { IndexReply, IndexRequest } from '../lib/match-index-messages.js';
 import type { HashType } from '../lib/types.js';
+import type { FeatureMatch } from '../lib/features.js';
 import { compiledWorkerFile } from './index.js';
 
 /** A request as posted, before its number is given (Omit over each member of the union). */
@@ -29,6 +30,8 @@ export class IndexThread {
   /** Entries held per type and WebAssembly bytes, as of the last add answered. */
   private sizes: number[] = HASH_TYPES.map(() => 0);
   private heldBytes = 0;
+  /** The feature index's bytes (issue 32), as of the last features-add answered. */
+  private featureBytes = 0;
 
   /** `onExit` is called when the thread ends on its own (a crash), never after close(). */
   constructor(onExit: (err: Error) => void) {
@@ -107,6 +110,24 @@ export class IndexThread {
     return (await this.request({ op: 'iscc-query', code, maxDistance, limit })).isccMatches!;
   }
 
+  /** Issue 32: indexes records' feature sets (encoded, as stored) for retrieval; resolves to the images held. */
+  async featuresAdd(ids: number[], sets: Uint8Array[]): Promise<number> {
+    const reply = await this.request({ op: 'features-add', ids, sets });
+    this.featureBytes = reply.featureBytes!;
+    return reply.featureImages!;
+  }
+
+  /** Issue 32: the stored images the query's feature set (encoded) votes for, most votes first, at most `limit`. */
+  async featuresQuery(set: Uint8Array, limit: number): Promise<{ id: number; votes: number }[]> {
+    return (await this.request({ op: 'features-query', set, limit })).featureCandidates!;
+  }
+
+  /** Issue 32: the geometric check (matchFeatures) of the query's set against each record's stored set. */
+  async featuresVerify(set: Uint8Array, records: { seq: number; data: Uint8Array }[]): Promise<{ seq: number; match: FeatureMatch | null }[]> {
+    if (records.length === 0) return [];
+    return (await this.request({ op: 'features-verify', set, records })).featureMatches!;
+  }
+
   /** False once the thread has ended or was closed. */
   get alive(): boolean {
     return !this.closed;
@@ -127,9 +148,9 @@ export class IndexThread {
     return this.sizes.reduce((a, b) => a + b, 0);
   }
 
-  /** WebAssembly bytes the index holds, as of the last add answered. */
+  /** WebAssembly bytes the indexes hold, as of the last add answered. */
   bytes(): number {
-    return this.heldBytes;
+    return this.heldBytes + this.featureBytes;
   }
 
   /** Ends the thread; waiting requests fail. */

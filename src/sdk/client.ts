@@ -1,6 +1,7 @@
 // A typed client of the sign-it REST contract (spec 4) and the vault login endpoints
 // (decisions.md 5), on fetch alone, so it runs in Node and in browsers. Every method
 // answers the service's JSON as typed here, or rejects with ProvenantError.
+import { base64 } from '@scure/base';
 import type { SignedRecord } from '../lib/records.js';
 import type { RevocationEntry } from '../lib/records.js';
 import type {
@@ -105,9 +106,16 @@ export class ProvenantClient {
     return this.call('POST', `${SIGN_IT}/sign`, { json: request, auth: true });
   }
 
-  /** decisions.md 2: publishes a record signed by a vault; over quota rejects with 403 quota_exceeded. */
-  publish(signed: SignedRecord, clientId?: string | null): Promise<PublishAnswer> {
-    return this.call('POST', `${SIGN_IT}/publish`, { json: clientId ? { ...signed, client_id: clientId } : signed });
+  /**
+   * decisions.md 2: publishes a record signed by a vault; over quota rejects with 403
+   * quota_exceeded. `features` (issue 32): the encoded feature set whose SHA-256 the
+   * record's signed `features.digest` is, sent beside the record as `features_data`.
+   */
+  publish(signed: SignedRecord, clientId?: string | null, features?: Uint8Array | null): Promise<PublishAnswer> {
+    const json: Record<string, unknown> = { ...signed };
+    if (clientId) json.client_id = clientId;
+    if (features) json.features_data = base64.encode(features);
+    return this.call('POST', `${SIGN_IT}/publish`, { json });
   }
 
   /** decisions.md 2: publishes a revocation signed by the record's signer. */

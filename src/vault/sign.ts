@@ -5,6 +5,8 @@
 // logged; the server's action hash must be the one computed here.
 import { access, constants, readFile } from 'node:fs/promises';
 import { fileSha256Hex } from '../lib/digest.js';
+import { sha256Hex } from '../lib/sha256.js';
+import { encodeFeatureSet, recordFeatures } from '../lib/features.js';
 import { normalizeRecordContent, type RecordContent, type SignedRecord } from '../lib/records.js';
 import { examineFile } from '../media/examine.js';
 import { withCredentialsReader } from '../media/local-credentials.js';
@@ -35,6 +37,8 @@ export interface SignOptions {
 export interface Draft {
   file: string;
   content: RecordContent;
+  /** Issue 32: the encoded feature set whose SHA-256 `content.features.digest` is (published beside the record). */
+  features: Uint8Array | null;
 }
 
 export interface SignResult {
@@ -108,7 +112,11 @@ export async function draftRecords(files: string[], declaration: Declaration, pr
       const bytes = new Uint8Array(await readFile(file));
       const [found, integrity_report] = await Promise.all([examineFile(bytes, { isccExact: true }), integrityReport(bytes, { credentials })]);
       const { fingerprint: perceptual_hash, pdq_hash } = found;
-      drafts.push({ file, content: normalizeRecordContent({ ...declaration, file_hash: fileSha256Hex(bytes), perceptual_hash, pdq_hash, iscc: found.iscc?.code, integrity_report }) });
+      // issue 32: the record's feature set, the first RECORD_FEATURES_MAX of the examination's, bound by its digest
+      const set = found.features ? recordFeatures(found.features) : null;
+      const encoded = set === null ? null : encodeFeatureSet(set);
+      const features = set === null ? null : { version: set.version, count: set.count, digest: sha256Hex(encoded!) };
+      drafts.push({ file, features: encoded, content: normalizeRecordContent({ ...declaration, file_hash: fileSha256Hex(bytes), perceptual_hash, pdq_hash, iscc: found.iscc?.code, features, integrity_report }) });
       progress('reading', drafts.length, files.length);
     }
   });
@@ -136,7 +144,7 @@ export async function signAndPublish(vault: Vault, options: SignOptions, ui: Sig
     let published: string | null = null;
     let error: string | null = null;
     try {
-      published = (await options.client.publish(signed.record, options.clientId)).action_hash;
+      published = (await options.client.publish(signed.record, options.clientId, draft.features)).action_hash;
     } catch (err) {
       const shown = commandErrorOf(err, options.client.baseUrl);
       error = shown instanceof Error ? shown.message : String(shown);

@@ -5,7 +5,7 @@
 // binaries; a failure under CI=true.
 import { postgresUnavailable, runWithPostgres } from '../helpers/postgres.js';
 
-const SUITES = ['../server/signit.test.ts', '../server/auth.test.ts', '../server/developer.test.ts', '../server/cells.test.ts', '../server/hostile-records.test.ts', '../public/contact.test.ts', '../public/public.test.ts', '../server/email-verification.test.ts', '../webhooks/webhooks.test.ts', '../oauth/token-reach.test.ts', '../server/sessions.test.ts', '../oauth/authorize.test.ts', '../oauth/tokens.test.ts', '../oauth/flow.test.ts', '../server/pdq-records.test.ts', '../server/record-extensions.test.ts'];
+const SUITES = ['../server/signit.test.ts', '../server/auth.test.ts', '../server/developer.test.ts', '../server/cells.test.ts', '../server/hostile-records.test.ts', '../public/contact.test.ts', '../public/public.test.ts', '../server/email-verification.test.ts', '../webhooks/webhooks.test.ts', '../oauth/token-reach.test.ts', '../server/sessions.test.ts', '../oauth/authorize.test.ts', '../oauth/tokens.test.ts', '../oauth/flow.test.ts', '../server/pdq-records.test.ts', '../server/record-extensions.test.ts', '../server/features.test.ts'];
 
 if (postgresUnavailable() === null) {
   for (const file of SUITES) await import(`${file}?engine=postgres`);

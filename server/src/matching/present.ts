@@ -17,7 +17,7 @@ export interface ReducedText {
 }
 
 /** Which fingerprint found a match (the answers' `matched_by`). */
-export type MatchedBy = 'ImagePHash' | 'AudioChromaprint' | 'VideoPHash' | 'PDQ' | 'vPDQ' | 'ISCC';
+export type MatchedBy = 'ImagePHash' | 'AudioChromaprint' | 'VideoPHash' | 'PDQ' | 'vPDQ' | 'ISCC' | 'Features';
 
 /** One match, ready to serialise. */
 export interface MatchedRecord {
@@ -28,6 +28,8 @@ export interface MatchedRecord {
   /** Issue 28: which hash found it (answered only when set) and, for PDQ, at what distance. */
   matchedBy?: MatchedBy;
   pdqDistance?: number;
+  /** Issue 32: the geometric check that confirmed it (its inliers and the share of the query they cover). */
+  features?: { inliers: number; coverage: number };
 }
 
 /**
@@ -41,7 +43,8 @@ export function body(matches: readonly MatchedRecord[], none = false): string {
   for (let i = 0; i < matches.length; i++) {
     const m = matches[i];
     const by = m.matchedBy === undefined ? '' : `,"matched_by":"${m.matchedBy}"${m.pdqDistance === undefined ? '' : `,"pdq_distance":${m.pdqDistance}`}`;
-    out += `${i === 0 ? '' : ','}${m.row.fields},"similarity":${m.similarity === null ? 'null' : m.similarity},"match_type":"perceptual"${by}}`;
+    const geometry = m.features === undefined ? '' : `,"feature_inliers":${m.features.inliers},"feature_coverage":${Math.round(m.features.coverage * 1000) / 1000}`;
+    out += `${i === 0 ? '' : ','}${m.row.fields},"similarity":${m.similarity === null ? 'null' : m.similarity},"match_type":"perceptual"${by}${geometry}}`;
   }
   return `${out}],"count":${matches.length}${none ? ',"match_type":"none"' : ''}}`;
 }

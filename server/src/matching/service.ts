@@ -6,7 +6,7 @@
 // The request checks are schema.ts's, the answers' JSON text present.ts's.
 import {
   HASH_TYPES, IndexThread, MATCH_LIMIT, PDQ_MATCH_DISTANCE, aiGenerationConflicts, imagePHashFromGrey72,
-  type ContentCredentials, type Examination, type Fingerprint, type HashType, type Match, type MatchQuery,
+  type ContentCredentials, type Examination, type FeatureMatch, type Fingerprint, type HashType, type Match, type MatchQuery,
 } from 'provenant';
 import { FeedFollower } from '../feed-follower.js';
 import type { Logger } from '../log.js';
@@ -35,6 +35,8 @@ export interface LoadStats {
   /** Of those, indexed (can match). */
   indexed: number;
   ms: number;
+  /** Images with local features held after the load (issue 32). */
+  features: number;
 }
 
 /** Where the index stands, for /healthz: loading (at start or after its thread ended), ready, or failed to load. */
@@ -121,6 +123,8 @@ export class MatchingService {
       const pdq = (await this.deps.store.signatures.listPdqHashes(low - 1, high - low + 1)).filter((r) => seqs.has(r.seq));
       this.addPdq(pdq.map((r) => r.seq), pdq.map((r) => parseFingerprint(r.pdq_hash_json)));
       await this.applyIscc(seqs, low, high);
+      const sets = (await this.deps.store.signatures.listFeatures(low - 1, high)).filter((r) => seqs.has(r.seq));
+      this.addFeatures(sets.map((r) => r.seq), sets.map((r) => r.data));
     }
     this.indexedThrough = Math.max(this.indexedThrough, stored);
   }
@@ -195,6 +199,25 @@ export class MatchingService {
     }
   }
 
+  /** Issue 32: indexes records' feature sets for retrieval (not awaited, in order before any later query). */
+  private addFeatures(seqs: number[], sets: Uint8Array[]): void {
+    if (seqs.length === 0 || !this.thread.alive) return;
+    this.thread.featuresAdd(seqs, sets).catch((err: Error) => {
+      if (!this.closed) this.deps.log.error('match index features add failed', { error: err.message });
+    });
+  }
+
+  /** Feeds the feature index every record with a feature set after `from` up to `last`, LOAD_RANGE seqs at a time. */
+  private async loadFeatures(thread: IndexThread, from: number, last: number, stopIfEnded: () => void): Promise<number> {
+    let held = 0;
+    for (let after = from; after < last; after += LOAD_RANGE) {
+      const page = await this.deps.store.signatures.listFeatures(after, Math.min(last, after + LOAD_RANGE));
+      stopIfEnded();
+      if (page.length > 0) held = await thread.featuresAdd(page.map((r) => r.seq), page.map((r) => r.data));
+    }
+    return held;
+  }
+
   /** Feeds the PDQ index every record with a pdq_hash after `from` up to `last`, LOAD_RANGE at a time. */
   private async loadPdq(thread: IndexThread, from: number, last: number, stopIfEnded: () => void): Promise<void> {
     for (let after = from; after < last; ) {
@@ -258,7 +281,8 @@ export class MatchingService {
       stopIfEnded();
       await this.loadPdq(thread, from, last, stopIfEnded);
       await this.loadIscc(thread, from, last, stopIfEnded);
-      const stats = { records, indexed, ms: Math.round(performance.now() - started) };
+      const withFeatures = await this.loadFeatures(thread, from, last, stopIfEnded);
+      const stats = { records, indexed, ms: Math.round(performance.now() - started), features: withFeatures };
       this.deps.log.info('match index loaded', { ...stats, after_seq: from, bytes: thread.bytes() });
       if (thread === this.thread) {
         this.state = 'ready';
@@ -412,6 +436,28 @@ export class MatchingService {
     return (await this.thread.vpdqQuery(frames, maxDistance, minPercent)).slice(0, MATCH_LIMIT);
   }
 
+  /** Issue 32: the stored images a query's feature set (encoded) votes for, most votes first, at most `limit`. */
+  async featuresQuery(set: Uint8Array, limit: number): Promise<{ id: number; votes: number }[]> {
+    await this.loaded();
+    return this.thread.featuresQuery(set, limit);
+  }
+
+  /**
+   * Issue 32: the geometric check of the query's set (encoded) against the stored sets of
+   * those of `seqs` whose records have one (read from the store); the others are absent
+   * from the answer.
+   */
+  async featuresVerify(set: Uint8Array | null, seqs: readonly number[]): Promise<Map<number, FeatureMatch | null>> {
+    const stored = await this.deps.store.signatures.featuresBySeqs(seqs);
+    const out = new Map<number, FeatureMatch | null>();
+    if (set === null) {
+      for (const { seq } of stored) out.set(seq, null); // nothing to check them with
+      return out;
+    }
+    for (const { seq, match } of await this.thread.featuresVerify(set, stored)) out.set(seq, match);
+    return out;
+  }
+
   /**
    * Issue 33: the records whose ISCC Content-Code is of `code`'s type and within
    * `maxDistance` bits of it (the index's rules: src/lib/iscc-index.ts), nearest first, at
@@ -427,13 +473,13 @@ export class MatchingService {
    * gone from the store is dropped), sorted by similarity then signed_at (newest first,
    * decisions.md 3), at most MATCH_LIMIT.
    */
-  async withRows(candidates: readonly { seq: number; similarity: number | null; matchedBy?: MatchedRecord['matchedBy']; pdqDistance?: number }[]): Promise<MatchedRecord[]> {
+  async withRows(candidates: readonly { seq: number; similarity: number | null; matchedBy?: MatchedRecord['matchedBy']; pdqDistance?: number; features?: FeatureMatch }[]): Promise<MatchedRecord[]> {
     if (candidates.length === 0) return [];
     const rows = await this.reducedRows(candidates.map((c) => ({ id: c.seq, similarity: null })));
     const out: MatchedRecord[] = [];
     for (const c of candidates) {
       const row = rows.get(c.seq);
-      if (row !== undefined) out.push({ similarity: c.similarity, row, seq: c.seq, matchedBy: c.matchedBy, pdqDistance: c.pdqDistance });
+      if (row !== undefined) out.push({ similarity: c.similarity, row, seq: c.seq, matchedBy: c.matchedBy, pdqDistance: c.pdqDistance, features: c.features });
     }
     out.sort((x, y) => (y.similarity ?? -1) - (x.similarity ?? -1) || y.row.signed_at - x.row.signed_at);
     return out.length > MATCH_LIMIT ? out.slice(0, MATCH_LIMIT) : out;

@@ -68,6 +68,9 @@ export function parseSignRequest(body: unknown): SignRequest {
   } catch (err) {
     throw err instanceof InvalidFieldError ? signFieldError(err) : err;
   }
+  // issue 32: a record's features are bound to the feature set the vault publishes beside
+  // it; a server-hosted cell signs a hash and has no file, so no set to store
+  if (content.features !== undefined) throw new ApiError('invalid_request', 'features are published with their feature set from a vault (POST /publish); /sign and /sign-batch take none.', { field: 'features' });
   let intentProblem: string | null = null;
   if (body.intent !== undefined && body.intent !== null) {
     try {
@@ -188,11 +191,26 @@ export function parseQuotaSync(body: unknown): QuotaSync {
   };
 }
 
+/** Issue 32: a published feature set's bytes at most (its base64 travels as `features_data`). */
+export const FEATURES_DATA_MAX_BYTES = 64 * 1024;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** `features_data`: standard base64 (padded, nothing else) of at most FEATURES_DATA_MAX_BYTES bytes, or null when absent. */
+function featuresData(value: unknown): Uint8Array | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value.length > Math.ceil(FEATURES_DATA_MAX_BYTES / 3) * 4 || !BASE64.test(value)) {
+    throw new ApiError('invalid_request', `features_data must be standard base64 of at most ${FEATURES_DATA_MAX_BYTES} bytes.`, { field: 'features_data' });
+  }
+  const bytes = Buffer.from(value, 'base64');
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /**
  * decisions.md 2, `POST S:/publish`: the twelve record fields exactly as signed
- * (parseRecord), `signature` and an optional sponsoring `client_id`.
+ * (parseRecord), `signature`, an optional sponsoring `client_id`, and (issue 32) the
+ * feature set's bytes `features_data` when the record has `features`.
  */
-export function parsePublish(body: unknown): { record: SignatureRecord; signature: string; clientId: string | null } {
+export function parsePublish(body: unknown): { record: SignatureRecord; signature: string; clientId: string | null; features: Uint8Array | null } {
   if (!isPlainObject(body)) throw new ApiError('invalid_request', 'The body must be a signed record.');
   let record: SignatureRecord;
   try {
@@ -204,7 +222,12 @@ export function parsePublish(body: unknown): { record: SignatureRecord; signatur
   if (clientId !== undefined && clientId !== null && clientId !== '' && typeof clientId !== 'string') {
     throw new ApiError('invalid_request', 'client_id must be a string.', { field: 'client_id' });
   }
-  return { record, signature: typeof body.signature === 'string' ? body.signature : '', clientId: typeof clientId === 'string' && clientId !== '' ? clientId : null };
+  return {
+    record,
+    signature: typeof body.signature === 'string' ? body.signature : '',
+    clientId: typeof clientId === 'string' && clientId !== '' ? clientId : null,
+    features: featuresData(body.features_data),
+  };
 }
 
 /** decisions.md 2, `POST S:/publish-revocation`: `{action_hash, reason, revoked_at, signer}` as signed, and `signature`. */

@@ -156,6 +156,8 @@ export interface SignaturesStore {
    * order (the match index's load and feed).
    */
   listFeatures(afterSeq: number, upToSeq: number): Promise<{ seq: number; data: Uint8Array }[]>;
+  /** Issue 32: the stored feature sets of these records (those without one are skipped), in no particular order. */
+  featuresBySeqs(seqs: readonly number[]): Promise<{ seq: number; data: Uint8Array }[]>;
   /**
    * Issue 33: the Content-Code units of the records' ISCC-CODEs after `afterSeq`, `limit`
    * at most, in seq order (the ISCC index's load and feed).
@@ -282,6 +284,7 @@ export function createSignaturesStore(db: Db, feed: Feed, options: { transparenc
     ['user_id', 'text'], ['app_id', 'text'], ['source', 'text'], ['overage', 'boolean'],
   ] as const;
   const names = columns.map(([name]) => name).join(', ');
+  const FEATURES_BY_SEQS = prepared(`SELECT seq, data FROM record_features WHERE ${d.inList('seq', 'bigint')}`);
   const REDUCED_BY_SEQS = prepared(
     `SELECT ${d.lines("seq || ',' || signed_at || ',' || reduced")} AS lines FROM signature_reduced WHERE ${d.inList('seq', 'bigint')}`,
   );
@@ -450,6 +453,12 @@ export function createSignaturesStore(db: Db, feed: Feed, options: { transparenc
         'SELECT seq, data FROM record_features WHERE seq > ? AND seq <= ? ORDER BY seq',
         [afterSeq, upToSeq],
       );
+      return rows.map((r) => ({ seq: Number(r.seq), data: new Uint8Array(r.data.buffer, r.data.byteOffset, r.data.byteLength) }));
+    },
+
+    async featuresBySeqs(seqs) {
+      if (seqs.length === 0) return [];
+      const rows = await db.all<{ seq: number; data: Uint8Array }>(FEATURES_BY_SEQS, [d.list(seqs)]);
       return rows.map((r) => ({ seq: Number(r.seq), data: new Uint8Array(r.data.buffer, r.data.byteOffset, r.data.byteLength) }));
     },
 

@@ -2,7 +2,7 @@
 // that, given an upload's Examination, names the stored records one kind of fingerprint
 // finds, each with its similarity and how it was found. The pipeline (../pipeline.ts) runs
 // the sources that apply, merges their candidates, confirms them and presents them.
-import type { Examination } from 'provenant';
+import type { Examination, FeatureMatch } from 'provenant';
 import type { MatchedBy } from '../present.js';
 import type { MatchingService } from '../service.js';
 
@@ -14,6 +14,8 @@ export interface Candidate {
   matchedBy: MatchedBy;
   /** PDQ's distance in bits, when PDQ found the record (issue 28). */
   pdqDistance?: number;
+  /** The geometric check's answer, when the record has local features and the check confirmed it (issue 32). */
+  features?: FeatureMatch;
 }
 
 export interface CandidateSource {

@@ -1,0 +1,218 @@
+// Features stage 1: the analysis image. 8-bit pixels (grey, RGB, or RGBA composited
+// over white as PDQ and libvips' flatten do it) reduced to grey of about ANALYSIS_PIXELS
+// pixels, aspect kept: first an integer box reduction by k (summing the channel bytes of
+// k x k blocks: SIMD adds of whole rows, so a 12 MP photo costs about one read of its
+// bytes), then an area-weighted (box) resample by the remaining factor, under 2, to the
+// exact size. Both are centred, so a mirrored image gives the mirrored analysis image
+// (up to the one pixel an odd remainder of the integer reduction leaves). Images under
+// the target size are taken as they are (no upscaling).
+//
+// Luma: Y = (299 R + 587 G + 114 B) / 1000, the weights of decisions.md 3 (ImagePHash).
+
+import { ANALYSIS_PIXELS } from './config';
+import { Block, staticBlock } from './block';
+
+const ACC: Block = staticBlock();
+const STAGE1: Block = staticBlock();
+const STAGE2: Block = staticBlock();
+const OUT: Block = staticBlock();
+const PLAN_X: Block = staticBlock();
+const PLAN_Y: Block = staticBlock();
+
+/** Taps per output of the area resample at most (a factor under 2 touches at most 3 inputs). */
+const TAPS: i32 = 4;
+/** A plan entry: the first input index (i32) and TAPS f32 weights. */
+const PLAN_ENTRY: usize = 4 + 4 * <usize>TAPS;
+
+let outWidth: i32 = 0;
+let outHeight: i32 = 0;
+
+/** Width of the last analysis image. */
+export function analysisWidth(): i32 {
+  return outWidth;
+}
+
+/** Height of the last analysis image. */
+export function analysisHeight(): i32 {
+  return outHeight;
+}
+
+/** The integer box factor for a width x height image. */
+function boxFactor(w: i32, h: i32): i32 {
+  const s = Math.sqrt(<f64>w * <f64>h / ANALYSIS_PIXELS);
+  const k = <i32>Math.floor(s);
+  return k < 1 ? 1 : k;
+}
+
+/** The analysis size of a width x height image: sets outWidth, outHeight. */
+export function planAnalysisSize(w: i32, h: i32): void {
+  const s = Math.sqrt(<f64>w * <f64>h / ANALYSIS_PIXELS);
+  if (s <= 1.0) {
+    outWidth = w;
+    outHeight = h;
+    return;
+  }
+  const k = boxFactor(w, h);
+  const w1 = w / k;
+  const h1 = h / k;
+  let w2 = <i32>Math.round(<f64>w / s);
+  let h2 = <i32>Math.round(<f64>h / s);
+  if (w2 < 1) w2 = 1;
+  if (h2 < 1) h2 = 1;
+  outWidth = w2 > w1 ? w1 : w2;
+  outHeight = h2 > h1 ? h1 : h2;
+}
+
+/** Sums `n` bytes at `row` into the u16 accumulators at `acc`. */
+function accumulateRow(acc: usize, row: usize, n: i32): void {
+  let i = 0;
+  if (ASC_FEATURE_SIMD) {
+    for (; i + 16 <= n; i += 16) {
+      const v = v128.load(row + <usize>i);
+      const a = acc + (<usize>i << 1);
+      v128.store(a, i16x8.add(v128.load(a), i16x8.extend_low_i8x16_u(v)));
+      v128.store(a, i16x8.add(v128.load(a, 16), i16x8.extend_high_i8x16_u(v)), 16);
+    }
+  }
+  for (; i < n; i++) {
+    const a = acc + (<usize>i << 1);
+    store<u16>(a, load<u16>(a) + <u16>load<u8>(row + <usize>i));
+  }
+}
+
+/** One RGBA row composited over white (libvips flatten) into u16 accumulators of 3 channels per pixel. */
+function accumulateRowRgba(acc: usize, row: usize, pixels: i32): void {
+  for (let x = 0; x < pixels; x++) {
+    const p = row + (<usize>x << 2);
+    const a = <u32>load<u8>(p, 3);
+    const q = acc + <usize>(x * 6);
+    store<u16>(q, load<u16>(q) + <u16>((<u32>load<u8>(p) * a + 255 * (255 - a)) / 255));
+    store<u16>(q + 2, load<u16>(q + 2) + <u16>((<u32>load<u8>(p, 1) * a + 255 * (255 - a)) / 255));
+    store<u16>(q + 4, load<u16>(q + 4) + <u16>((<u32>load<u8>(p, 2) * a + 255 * (255 - a)) / 255));
+  }
+}
+
+/**
+ * Stage 1a: k x k block sums of the centred w1 x h1 blocks, as luma (f32, grey levels)
+ * into STAGE1. k <= 256 (the u16 sums hold 256 rows of 255).
+ */
+function boxReduce(src: usize, w: i32, h: i32, channels: i32, k: i32, w1: i32, h1: i32): usize {
+  const ox = (w - w1 * k) >> 1;
+  const oy = (h - h1 * k) >> 1;
+  const acc = ACC.reserve(<usize>w1 * <usize>k * 3 * 2 + 32);
+  const out = STAGE1.reserve(<usize>w1 * <usize>h1 << 2);
+  const accChannels = channels == 1 ? 1 : 3;
+  const accValues = w1 * k * accChannels;
+  const rowBytes = <usize>w * <usize>channels;
+  const norm = <f64>1.0 / (<f64>k * <f64>k);
+  for (let i = 0; i < h1; i++) {
+    memory.fill(acc, 0, <usize>accValues << 1);
+    for (let r = 0; r < k; r++) {
+      const row = src + <usize>(oy + i * k + r) * rowBytes + <usize>ox * <usize>channels;
+      if (channels == 4) accumulateRowRgba(acc, row, w1 * k);
+      else accumulateRow(acc, row, accValues);
+    }
+    const o = out + (<usize>(i * w1) << 2);
+    for (let j = 0; j < w1; j++) {
+      let luma: f64;
+      if (accChannels == 1) {
+        let s: u32 = 0;
+        const a = acc + (<usize>(j * k) << 1);
+        for (let t = 0; t < k; t++) s += <u32>load<u16>(a + (<usize>t << 1));
+        luma = <f64>s * norm;
+      } else {
+        let sr: u32 = 0;
+        let sg: u32 = 0;
+        let sb: u32 = 0;
+        let a = acc + (<usize>(j * k * 3) << 1);
+        for (let t = 0; t < k; t++) {
+          sr += <u32>load<u16>(a);
+          sg += <u32>load<u16>(a, 2);
+          sb += <u32>load<u16>(a, 4);
+          a += 6;
+        }
+        const sum: u64 = <u64>299 * <u64>sr + <u64>587 * <u64>sg + <u64>114 * <u64>sb;
+        luma = <f64>sum * norm / 1000.0;
+      }
+      store<f32>(o + (<usize>j << 2), <f32>luma);
+    }
+  }
+  return out;
+}
+
+/** The area-resample plan from `inLen` to `outLen` (outLen <= inLen) into `plan`. */
+function planAxis(plan: Block, inLen: i32, outLen: i32): usize {
+  const p = plan.reserve(<usize>outLen * PLAN_ENTRY);
+  const r = <f64>inLen / <f64>outLen;
+  for (let o = 0; o < outLen; o++) {
+    const lo = <f64>o * r;
+    const hi = <f64>(o + 1) * r;
+    const first = <i32>Math.floor(lo);
+    const e = p + <usize>o * PLAN_ENTRY;
+    store<i32>(e, first);
+    for (let t = 0; t < TAPS; t++) {
+      const a = <f64>(first + t);
+      const b = a + 1.0;
+      let cover = (b < hi ? b : hi) - (a > lo ? a : lo);
+      if (cover < 0.0 || first + t >= inLen) cover = 0.0;
+      store<f32>(e + 4 + (<usize>t << 2), <f32>(cover / r));
+    }
+  }
+  return p;
+}
+
+@inline
+function tapped(line: usize, stride: usize, e: usize, limit: i32): f32 {
+  const first = load<i32>(e);
+  let s: f32 = 0.0;
+  for (let t = 0; t < TAPS; t++) {
+    if (first + t >= limit) break;
+    s += load<f32>(e + 4 + (<usize>t << 2)) * load<f32>(line + <usize>(first + t) * stride);
+  }
+  return s;
+}
+
+/**
+ * The analysis image of `w` x `h` pixels of `channels` bytes at `src` (grey u8,
+ * analysisWidth() x analysisHeight(), row-major); returns its pointer, or 0 when the
+ * reduction would need more than 256 rows per block (a side over 256 times the target's).
+ */
+export function analysisLuma(src: usize, w: i32, h: i32, channels: i32): usize {
+  planAnalysisSize(w, h);
+  const k = boxFactor(w, h);
+  if (k > 256) return 0;
+  const w1 = w / k;
+  const h1 = h / k;
+  const w2 = outWidth;
+  const h2 = outHeight;
+  const out = OUT.reserve(<usize>w2 * <usize>h2);
+  const stage1 = boxReduce(src, w, h, channels, k, w1, h1);
+  if (w2 == w1 && h2 == h1) {
+    for (let i = 0; i < w1 * h1; i++) {
+      const v = load<f32>(stage1 + (<usize>i << 2));
+      store<u8>(out + <usize>i, <u8>(<i32>nearest(v)));
+    }
+    return out;
+  }
+  // rows: w1 -> w2 into STAGE2 (h1 x w2), then columns: h1 -> h2
+  const px = planAxis(PLAN_X, w1, w2);
+  const py = planAxis(PLAN_Y, h1, h2);
+  const stage2 = STAGE2.reserve(<usize>h1 * <usize>w2 << 2);
+  for (let i = 0; i < h1; i++) {
+    const line = stage1 + (<usize>(i * w1) << 2);
+    const o = stage2 + (<usize>(i * w2) << 2);
+    for (let j = 0; j < w2; j++) store<f32>(o + (<usize>j << 2), tapped(line, 4, px + <usize>j * PLAN_ENTRY, w1));
+  }
+  const colStride = <usize>w2 << 2;
+  for (let i = 0; i < h2; i++) {
+    const e = py + <usize>i * PLAN_ENTRY;
+    const o = out + <usize>(i * w2);
+    for (let j = 0; j < w2; j++) {
+      let v = tapped(stage2 + (<usize>j << 2), colStride, e, h1);
+      if (v < 0) v = 0;
+      if (v > 255) v = 255;
+      store<u8>(o + <usize>j, <u8>(<i32>nearest(v)));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,67 @@
+// The local-features retrieval index's codebook (src/lib/feature-index.ts): 256
+// codewords of 128 bits, trained by scripts/train-feature-codebook.ts (k-majority, seed
+// 1, 20 iterations) on 36864 descriptor halves of 18432 features of FEATURES_VERSION
+// 1 from 293 dev-corpus photos (JPEGs whose SHA-256 starts with an even digit).
+// Mean distance of a half to its codeword: 18.53 bits. Generated: do not edit;
+// train again when the features change (a new FEATURES_VERSION).
+// SHA-256 of the codebook: 6350a268f00809b828b7629fddcfe7b7db90692bc7750845bf030006f87da4a1
+const BASE64 = [
+  'eYuc/xx5/3qryOdM+67Eanqknj8QHoLrvXD16vtmwOM6JNbvnh8i6y9i7aj6UNhbc44mu0geumuqkPequ2rBYziKnj+sOKL7uXD1',
+  'Cvqq5OE6hA6/3B4C6z3xdaqxYuGjxDHZRp3hdboVCuJkTs0cUKAx2Xad8XS7Vg/hBE6JvDBM1Us09AYCQVVlU+UBQguiKigmreIa',
+  'Kuunc70K8ZL5PzKGnr+cnlSrPYD26ptrwOOh0yHg6XF/FKqPIB0Jqad6oDDLfJS/ZLt1D2AAQIP8tDiCDr/cGjLrr7D1Cruq4WO4',
+  'E9l/nPF1+ilK5QzKqPxwOoKev9w7dvsriOUI+6rkYiIoBr3ennbrIpv1CDGK8SMzjpLvDR/+uqyY5qvrecBLprQOPZWeBKt0lX6j',
+  'EUNBh3qLmr8cO3b7qejlDOru5GKwMpt/nL9ku3RI5AjKofTAKMEutfwSMuUz5zEMNaKloiKsLrnYnoLrJtU1kjEi4SMyhh6/3B6S',
+  'qz6Rd6q5SsFjWUPhwmxhf1SLKqFc5p68eDHHtOLJVBMELoh2rRspwGN+hpo/oBoK+71w9KvqY+DBMcEtsvh0EUQb5XNEFSYHoNgx',
+  'mR88aWf6CWLHbO7mHHB4ipq/bDr++6lw5U767uBjqDDLPZS7ZPtBV8AAxIK8lKY0nn+VnkSrdA9volhZ0MOgEENklpcw62LfIAhA',
+  'mL0doDAO9dy+ZKtWj3EAFYH1prSmnn+dvVSrPUjlisop5GB5x7i6aXibFDmwdu+qL8LioVFBZJX1dCZSjyMUAYgXsiG8pGmB3fav',
+  '8ouliiO58CsAcc1W3OVlQgMPU3QUhBwyuDPaf5w7ZvspauUM6or8cnqOlr9cG7L7ryD1qvte4GM4g5q/nDt2+ylg5QzqquRiuDCa',
+  'P5S7ZvtxUuUI6oL8sJFD8eYvcXUUi6rqDUqdjli6I5pvnD1k+i1I5ADOofxYXpQGHXKOgsv1NV6rsVZBh6BTyXa8cWT7AU5hBEyA',
+  'vHBxxjS7SVyaBKqQ9+u7LsFjocY98Nn0VQRyjXKIGSnF4inCISDgUBpV+LQwDSEKo6NAyi0NQe5OjfSRsb4zSKOvODvajy45bvup',
+  'YuUM7pa8eDjDvPu4PBHEKUB1DNoo4GF6jj67SB6aS6+w9+q7bsFjOJAKPfw6Jvt1dXUKsaLhozjjmz78OkbyHWDjJe4izGI6hAa9',
+  '0B4iq+aR9IqxiuEHOIAOv9weMusqkfUIuYrhI7gxyz60u2T7VWLgBMaC/PQm1Gdg4ZYQxVbnIbMUMSGdOoguq8gaKuurcfUK+arh',
+  'K7ARCXTc8Xa7Oo/hDCmo9TKxqpz3nfV0rz6I5QgbqeRiM4Y2u9kekis+mPequwjBYziILrloGIrto3G1mrEiqSc4QEl+/HN2u1oc',
+  'dQzsiO0ypdVJdJX0VQBUj1LlASkHojKmnr/YHoLrLyD3qPtKwGMBxWTg2cQRBAKPM7ARCAEi/FPJNjxxZdIdYsJljqYe8KQ13XSV',
+  '93WqVo9iIAiJVJQxwyTg6VQSBC6NMA0pqeViccMx8m1QXxQ4qHZtq6zHYrQ32Xad9WW6HYri5crpVMB7ihq/DDj+uriQ92q76sVi',
+  'sSP1593VcWQKi+EMX5i0eiaEBvTVlhADdo9zoBFIwaM4g5j/nHl2uinI5QzqquRiLowmOeIeiqv0tTyDMULhhzOGNvPZFpAGLo13',
+  '6BlowWOx02FkpXF9FNiMeg0PmUfaeIOKv3w6dvspsPVsq+7kYjgxij/cuWb7AWPhDKaivDIxwiyz2FR2JSqZdwi5isEiWjWCbwWT',
+  '/nr/OsO/415WP6Awnj2cvmSrcBf0CNiD/KQ4oA4/nDpm+z0w9Qj7iuCieMMLPmw6HlC5sPZtq25D4rgxyX+c8Wa6AwrhBO6IvDLN',
+  'OpEtJ3n/uuCa7Bvuib7cIHFE9N33dCcGj3MgFYiVMjgwjr/cv3brO4vlCPuq9CI5iCS5SBiaBeKR9Aq5CuEnODSeP5y+Zrs1EPfq',
+  '+kLQoiDEJrDgHgJFVrUxgzECIacygh6/3D52qz6Y9Qi7quFi2FPZdhxxdVIJauJsyo4ecLwxm3+cvWS6XUrHZM7jVOAyhp6/3D72',
+  'qy2g9+q7asBiOIaaP5w6drs9sPRqquvk4jowDj+UnibrJ3PlKPPS8CP6M5o/HDtmuy2o5m7q79RiOJAKP/05drs+lXUL6IjlMnmL',
+  'mL8sef/4qXDlTOqu5GJwxy6y+B4SQS2gdu27bsHjIMJe/vg2EEAjVXcoeQjFMrzTmT6kOAG0XWRgBc4jLuB5yzi7aHi6VKnw9Ey7',
+  'ruFiOo4uuWAairnssHSLsQrhp7iQCzykuiL70XVgCKSi7bB5xiK4YBqaVamwNI+zDsPjWcosmUhImkSqsbfYuU5DIzqoHj+Yuuar',
+  '8FD0Cvui4SM4jj676DyS7TnQdcq6K+FhIyhk4crVeu+i260YeZi1O6xTy3S0syXzRWcgBUSRPJRxwSWx1NIzRZqp8wyxqoGjODiK',
+  'v/47ZvurYuUM/qL8cjHD1PfcVjFEKqvzLBuIwGIoWWsg4jkq9cF3oBykgr28tKafPpW+VKt8hHbjmmnAwCHEJKDhVJoE4pUykzEI',
+  'AychxjTg0VYRBXaNdoAZGcFDecMAtlxwfhSqmPdMq67FYjKKlu/cH3brqpjlCPu44Gu109l2nfVVFFiMYmUKLUbAeo4mqeAaGvv9',
+  '8PyLs1rhzyK0Dj3WngKrdpV8gjFC8Yc6K5Lvnht2+6sq5Qzqmvx6uDDOP5a7ZvvDc+0I95L8MzqOJrnIHpqrrrH1irlK4SM4gp6/',
+  'nDp2uz2Q9Qi7quTibdfhYOFRG1St7iKPIhkCWbgzmz68uWb7GWDkDM6i/PA4MJo/nLpm+z1g5Wjq4vTiOdgpMGhwfxTalTFcpaon',
+  'oHqIDr9cHvbrKpD3aLvKwSMzjCaryR6aba6RdYq5OOErIoQWvd0eVqsmnXeqOUnBIzqKJqvoGTr9q3DlCPu64Wsyppb/nZ90qz6I',
+  '56rb6cRiuJObP7w7dPs9YOQMyqrk4DhgXv/8vCDtA0F1ANyC/TCgMJz33fV0qjaL4ygZqNQiocNl4ONUEQVGzzgFBLmhHTqYCj+c',
+  'Oua7eJD1CLnq4aL6EIo/FLvm+/2y52qh7lSieoaSryoeivutcNar+lfAS7AT0WadcXW6KArkDMqZ/FC6M5ovvDtm+61i5Szq8vx4',
+  'c84mqUEemgWutTarMUrBA6wWmzytOU67bRR0y+pJ7PC4OclmrHFv/IlqoRzugrx4WcoigWgCulWrsbUcsZ6hOzjiGr/qOgrxhXB0',
+  'g/4z6W0zzjapaRybBKrVNos5KcFrWTC8OQrY5w7gGZ4omAsShTKGHr+UHhKrPbB2qrNKwcMxxjy66VwSBT6VdYs5KOFje44su0l4',
+  '3hirsPfvu27AYzqKHr9cOvarqpD1Crvq4WN6jpq/TDreu62w9+u7TsBjWo4ui2gKmsmvcLXL+17ha1l5aIFoYSrUg7OxXKWGPTb+',
+  'npo/LDtuu71w5O/q7+TgMKSev5y+ZKs+iPfom+rEYnjDIOJoUTpUq+ilDau+5Hsjjjbr2R6Sry6ddYo5GOFrOo4ev+gaGvutsPSK',
+  'uyrhYyOGFPfdV1YnLpl3qDkYwWMoU8u2/DN28y2uYy0jisTywhaSpE0Dvxqq3qZ7KeNW4nnKALNteH61urD0D6uq5WI4wwD2/HF2',
+  '9SuodQyrqORiMakMe5H8xq09IXCE0wwgJTjDS3b8PiDhLWVhDIii7fDTJ9THn8d1Ki6Kx2xK3NRSN7S+a4icgUo1RRei2CBAqzqE',
+  'Br1QHpJLqrH2qrFKwQOxg5z/nXV1OjqI52zK7MRiqjHAZd7xZvuDS6kc5JK8PjKOHr/YHhKrLpD1irsq4WM6pp6/lh4C6y1w/Kr6',
+  'U+DDfYwIO6l5Xr18kHWL+wjhIqyaCzykO367dJQ0CyCL7bS4Md133PFl6gNL4QzOorwwIcgk8djUMgVynzFYMYihIrgx2X6c8WX6',
+  'AUrgBM6AvFB0hp6/HR6RAz2g9uubb8DDITnE593hdu8Ci6EcPYi0Mjginr/cPmbrKSD3KPuC2GJ4wwKu5Dsy+a1w5Q/ikulxeMIu',
+  'u2gaGsWrsXUKsSrhIyDYJ+DplBGlZtcwkxQhpR06hAa90h4C662xfaqxUuGDfIYaPiA6Grn98HTrqmvhwXmDmL8cefc6KYjnbOru',
+  'xmLBPoA9h0lnP6CarJsjq7TXIcd+8tgWEEUt4HOkGwDA49O/hqVUjrFCq+uiPAGmFq/8l5s+NDpFuz3g5u/Kb0bAeoaSvxcbdru+',
+  'sP6r+9rAQyKEHr3UngKrdJV0qrED4Ye0h57+nT5UKjyIduuaacTioVFpZLzxdORSzyEUDKi9OCHIJKHqUBpFopU1GDGaoS/8h5o+',
+  'HT71Oj2o5u/Kb0biOpqCLywbfvupMOQK65rgezGDnPfddHYuOoj3DLuoxGK5O9lnrHFt/qlK5QzOiLx4NsY2uNEekgF8tXarMUtD',
+  'w/jTmT4seW/4uWDkTequ7vCulps+tLoEu310ZKPCY+jFMcF049hVMkQqzSUMObjlKiOEJrnRnpIBdpV/ojFKwYOg04Nk9Bcw9yzv',
+  'IAwAueRYIkRm4PMWAOVGdziBFRG5naDCGzy8PnSrdJ10CAir5eChw33w6HgBhAFVIQxcqa0wUyiUz11h9rqqiudI+9zUeqIg1ufe',
+  'l3TrJgvlCFmY/BK6Epo/tDoi+61w5Arqo/zxO4q060hx/v6qyOUc+7zkeirKIKHpeX69rp00CzmI4SMIEAodfCn2miIXAXggyjs2',
+  'uFPLNvxzdvspquEMooq88nqCir/8GjL7rfD1Krv64GP8oJ0/FPh3rViQ9EqOg+TAM8QmudgekgUmlXeqMQrBI1pSChxuKi77pTKQ',
+  'faDGObcBxCSQQUaSBCKVE/ExTAOjOIoOv9w6dvsrkPUIu6rhYrhj3ff88GXlC2nhDM6i7HDtnAgtNbv3u2IX5ZvwmyMaOBqKPyw6',
+  'bvupcOQM4qL84vgQIyXF2GC/rquBLfWbdKzww5n2XXF1FjyMcm2K7cZitJOZfp35dbo9yOZsyunEYHuOtKtJWfr/qrj1ivv+4Gti',
+  'jCapQA6ai+a1NKsxSsGnc4Ocv1xe9moriPdsu+7EYrgzmH+c+WS6OUrlDMqq9GIykA733L52qzaPcyg56MUiI4wsucl83gAinXea',
+  'OSjBIwwsjp9eLoOqJWDnk/IzkGdFx2XSVUYRBA6vU+URTAPCpMcLNLU+ERF9tHLnAAlDxLAz02eU13T7KqrmDMuI1PKKOctONuFk',
+  '+6FqoFzCzj64eIouu2gYuvmr8PUKuyrhYziOnr/cPparLbD1yrtK4OMijCapyx6aq+aVNIoxGuEHoGFn5PSXMOUG7yEEBJC9FAFI',
+  'ZMHIwTNEgp8xGDWIvT6g05n0/XF1sjyPYAwIqeRwseP99pTUIWQZ6uIEj6qU4A==',
+].join('');
+
+/** The codebook's 4096 bytes (codeword i at i x 16). */
+export const FEATURE_CODEBOOK: Uint8Array = Uint8Array.from(atob(BASE64), (c) => c.charCodeAt(0));

@@ -1,0 +1,204 @@
+// Local features (issue 32; docs/features.md): keypoints with 256-bit binary
+// descriptors over an image pyramid, extracted from decoded pixels, and the geometric
+// check of two sets (the features kernel: assembly/features/). A set is the strongest
+// features spread over the picture, strongest first, so any prefix of a set is a set:
+// a record keeps its first RECORD_FEATURES_MAX, a query uses up to QUERY_FEATURES_MAX,
+// and the retrieval index (feature-index.ts) takes the first INDEXED_FEATURES.
+//
+// ```ts
+// const a = extractFeatures({ data, width, height, channels: 3 });   // null: too few
+// const b = extractFeatures(otherPixels);
+// matchFeatures(a!, b!);   // { inliers: 41, coverage: 0.52, mirrored: false, model: 'similarity', matrix: [...] } or null
+// ```
+import { loadKernel, wasmFlavor, type BaseExports, type Kernel, type WasmFlavor } from './wasm-core.js';
+
+interface FeaturesExports extends BaseExports {
+  extractFeatures(src: number, w: number, h: number, channels: number, max: number): number;
+  featuresOutput(): number;
+  analysisWidth(): number;
+  analysisHeight(): number;
+  matchSets(a: number, na: number, aw: number, ah: number, b: number, nb: number, bw: number, bh: number, mirror: number): number;
+  matchModel(): number;
+  matchCoverage(): number;
+  matchAffine(): number;
+  matchCorrespondences(): number;
+}
+
+/** The extraction's parameters (assembly/features/config.ts); a set of another version is not comparable. */
+export const FEATURES_VERSION = 1;
+/** Bytes of one packed feature: x, y (u16 fractions of the analysis image), angle, level, 2 zero bytes, 32 descriptor bytes. */
+export const FEATURE_BYTES = 40;
+/** Levels of the pyramid (a feature's level is below it). */
+export const FEATURE_LEVELS = 6;
+/** Features a query is matched with, a record keeps, and the retrieval index takes of a record. */
+export const QUERY_FEATURES_MAX = 512;
+export const RECORD_FEATURES_MAX = 256;
+export const INDEXED_FEATURES = 64;
+/** An image with fewer features than this gets none (flat graphics, tiny icons): the global hashes' rule applies to it. */
+export const MIN_FEATURES = 48;
+/** A match needs this many geometric inliers (docs/features.md: no false match in the dev corpus's pairs at it). */
+export const MIN_INLIERS = 16;
+/** ... and its inliers must span this share of the query's area (a clump of inliers on a logo is not a picture). */
+export const MIN_COVERAGE = 0.08;
+/** The encoded set's header: 'PF', version, 0, width u16, height u16, count u16 (little-endian). */
+const HEADER_BYTES = 10;
+/** The most features one set holds (the kernel's MAX_FEATURES). */
+export const FEATURES_MAX = 1024;
+
+export interface FeatureSet {
+  version: number;
+  /** The analysis image's size in pixels (the coordinates' frame). */
+  width: number;
+  height: number;
+  count: number;
+  /** count x FEATURE_BYTES packed features, strongest first. */
+  bytes: Uint8Array;
+}
+
+export interface FeaturePixels {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  /** 1 grey, 3 RGB, 4 RGBA (composited over white). */
+  channels: number;
+}
+
+export interface FeatureMatch {
+  /** Correspondences the transform maps (one to one). */
+  inliers: number;
+  /** Descriptor correspondences that passed the ratio test, before the geometry. */
+  correspondences: number;
+  /** Share (0-1) of the query's area the inliers' convex hull covers. */
+  coverage: number;
+  /** The query matched as its mirror image. */
+  mirrored: boolean;
+  model: 'similarity' | 'affine';
+  /** [a, b, tx, c, d, ty]: record = [a b; c d] query + [tx; ty], in analysis pixels (the query mirrored first when `mirrored`). */
+  matrix: number[];
+}
+
+export class FeatureSetError extends Error {
+  override name = 'FeatureSetError';
+}
+
+const kernels = new Map<WasmFlavor, Kernel<FeaturesExports>>();
+
+function kernel(flavor: WasmFlavor = wasmFlavor): Kernel<FeaturesExports> {
+  let k = kernels.get(flavor);
+  if (k === undefined) {
+    k = loadKernel<FeaturesExports>('features', flavor);
+    kernels.set(flavor, k);
+  }
+  return k;
+}
+
+/**
+ * The local features of decoded pixels (the same decode as ImagePHash and PDQ: one
+ * decode gives all three), at most `max` (default QUERY_FEATURES_MAX), strongest and
+ * spread first; null when the picture has fewer than MIN_FEATURES.
+ */
+export function extractFeatures(pixels: FeaturePixels, options: { max?: number; flavor?: WasmFlavor } = {}): FeatureSet | null {
+  const { data, width, height, channels } = pixels;
+  if (![1, 3, 4].includes(channels)) throw new RangeError('channels is 1, 3 or 4');
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || data.length !== width * height * channels) {
+    throw new RangeError('data is width x height x channels bytes');
+  }
+  const max = options.max ?? QUERY_FEATURES_MAX;
+  if (!Number.isInteger(max) || max < 1 || max > FEATURES_MAX) throw new RangeError(`max is an integer from 1 to ${FEATURES_MAX}`);
+  const k = kernel(options.flavor);
+  const src = k.writeScratch(data);
+  const count = k.exports.extractFeatures(src, width, height, channels, max);
+  if (count < MIN_FEATURES) return null;
+  return {
+    version: FEATURES_VERSION,
+    width: k.exports.analysisWidth(),
+    height: k.exports.analysisHeight(),
+    count,
+    bytes: k.read(k.exports.featuresOutput(), count * FEATURE_BYTES),
+  };
+}
+
+/** The first `n` features of a set (a prefix is a set: strongest and spread first). */
+export function prefixOf(set: FeatureSet, n: number): FeatureSet {
+  const count = Math.min(set.count, n);
+  return { ...set, count, bytes: set.bytes.subarray(0, count * FEATURE_BYTES) };
+}
+
+/** What a record keeps of an image's set: its first RECORD_FEATURES_MAX features. */
+export function recordFeatures(set: FeatureSet): FeatureSet {
+  return prefixOf(set, RECORD_FEATURES_MAX);
+}
+
+/** The descriptors (32 bytes each) of a set's first `limit` features, for the retrieval index. */
+export function descriptorsOf(set: FeatureSet, limit = INDEXED_FEATURES): Uint8Array {
+  const n = Math.min(set.count, limit);
+  const out = new Uint8Array(n * 32);
+  for (let i = 0; i < n; i++) out.set(set.bytes.subarray(i * FEATURE_BYTES + 8, (i + 1) * FEATURE_BYTES), i * 32);
+  return out;
+}
+
+/** A set as bytes (what a record's `features` digest is of, and what is stored beside it). */
+export function encodeFeatureSet(set: FeatureSet): Uint8Array {
+  const out = new Uint8Array(HEADER_BYTES + set.count * FEATURE_BYTES);
+  const v = new DataView(out.buffer);
+  out[0] = 0x50; // P
+  out[1] = 0x46; // F
+  out[2] = set.version;
+  v.setUint16(4, set.width, true);
+  v.setUint16(6, set.height, true);
+  v.setUint16(8, set.count, true);
+  out.set(set.bytes.subarray(0, set.count * FEATURE_BYTES), HEADER_BYTES);
+  return out;
+}
+
+/** The set encodeFeatureSet made; throws FeatureSetError for bytes that are not one (the checks a stored set passed). */
+export function decodeFeatureSet(bytes: Uint8Array): FeatureSet {
+  if (!(bytes instanceof Uint8Array) || bytes.length < HEADER_BYTES || bytes[0] !== 0x50 || bytes[1] !== 0x46) throw new FeatureSetError('not a feature set');
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = bytes[2];
+  if (version !== FEATURES_VERSION) throw new FeatureSetError(`feature set version ${version} (this build reads ${FEATURES_VERSION})`);
+  if (bytes[3] !== 0) throw new FeatureSetError('a feature set\'s reserved byte is 0');
+  const width = v.getUint16(4, true);
+  const height = v.getUint16(6, true);
+  const count = v.getUint16(8, true);
+  if (width < 1 || height < 1) throw new FeatureSetError('a feature set\'s image is at least 1 x 1');
+  if (count < 1 || count > FEATURES_MAX) throw new FeatureSetError(`a feature set holds 1 to ${FEATURES_MAX} features`);
+  if (bytes.length !== HEADER_BYTES + count * FEATURE_BYTES) throw new FeatureSetError(`a feature set of ${count} features is ${HEADER_BYTES + count * FEATURE_BYTES} bytes`);
+  for (let i = 0; i < count; i++) {
+    const f = HEADER_BYTES + i * FEATURE_BYTES;
+    if (bytes[f + 5] >= FEATURE_LEVELS || bytes[f + 6] !== 0 || bytes[f + 7] !== 0) throw new FeatureSetError(`feature ${i} has a level over ${FEATURE_LEVELS - 1} or non-zero reserved bytes`);
+  }
+  return { version, width, height, count, bytes: bytes.slice(HEADER_BYTES) };
+}
+
+/**
+ * The geometric check of a query set against a record's, as it comes out (however weak):
+ * the transform with the most inliers, the query as it is or (with `mirror`, default
+ * true) mirrored.
+ */
+export function compareFeatures(query: FeatureSet, record: FeatureSet, options: { mirror?: boolean; flavor?: WasmFlavor } = {}): FeatureMatch {
+  const k = kernel(options.flavor);
+  const qn = Math.min(query.count, FEATURES_MAX);
+  const rn = Math.min(record.count, FEATURES_MAX);
+  const joined = new Uint8Array((qn + rn) * FEATURE_BYTES);
+  joined.set(query.bytes.subarray(0, qn * FEATURE_BYTES));
+  joined.set(record.bytes.subarray(0, rn * FEATURE_BYTES), qn * FEATURE_BYTES);
+  const a = k.writeScratch(joined);
+  const r = k.exports.matchSets(a, qn, query.width, query.height, a + qn * FEATURE_BYTES, rn, record.width, record.height, options.mirror === false ? 0 : 1);
+  const matrix = Array.from(k.view(Float64Array, k.exports.matchModel(), 6));
+  return {
+    inliers: r & 0xffff,
+    correspondences: k.exports.matchCorrespondences(),
+    coverage: k.exports.matchCoverage(),
+    mirrored: (r & 0x10000) !== 0,
+    model: k.exports.matchAffine() === 1 ? 'affine' : 'similarity',
+    matrix,
+  };
+}
+
+/** The match of a query set with a record's when the check confirms it (MIN_INLIERS, MIN_COVERAGE), else null. */
+export function matchFeatures(query: FeatureSet, record: FeatureSet, options: { mirror?: boolean; flavor?: WasmFlavor } = {}): FeatureMatch | null {
+  if (query.version !== record.version) return null;
+  const m = compareFeatures(query, record, options);
+  return m.inliers >= MIN_INLIERS && m.coverage >= MIN_COVERAGE ? m : null;
+}
