@@ -92,6 +92,50 @@ function kernel(flavor: WasmFlavor = wasmFlavor): Kernel<FeaturesExports> {
   return k;
 }
 
+/** The analysis image's area (assembly/features/config.ts ANALYSIS_PIXELS); pictures under half of it are enlarged first. */
+const ANALYSIS_PIXELS = 640 * 480;
+const UPSCALE_BELOW = ANALYSIS_PIXELS / 2;
+
+/**
+ * A small picture as grey enlarged (bilinear, at most 2x) towards the analysis size: the
+ * pyramid only goes down, so without this a copy at half the size of a small original
+ * has its features below the smallest scale the original's were found at. Luma as the
+ * kernel takes it (299 R + 587 G + 114 B, RGBA over white).
+ */
+function upscaled({ data, width, height, channels }: FeaturePixels): { data: Uint8Array; width: number; height: number } {
+  const f = Math.min(2, Math.sqrt(ANALYSIS_PIXELS / (width * height)));
+  const grey = new Float32Array(width * height);
+  for (let i = 0; i < width * height; i++) {
+    if (channels === 1) {
+      grey[i] = data[i];
+      continue;
+    }
+    const o = i * channels;
+    const a = channels === 4 ? data[o + 3] / 255 : 1;
+    const y = (299 * data[o] + 587 * data[o + 1] + 114 * data[o + 2]) / 1000;
+    grey[i] = y * a + 255 * (1 - a);
+  }
+  const ow = Math.max(1, Math.round(width * f));
+  const oh = Math.max(1, Math.round(height * f));
+  const out = new Uint8Array(ow * oh);
+  for (let y = 0; y < oh; y++) {
+    const sy = Math.min(height - 1, Math.max(0, ((y + 0.5) * height) / oh - 0.5));
+    const y0 = Math.floor(sy);
+    const y1 = Math.min(height - 1, y0 + 1);
+    const fy = sy - y0;
+    for (let x = 0; x < ow; x++) {
+      const sx = Math.min(width - 1, Math.max(0, ((x + 0.5) * width) / ow - 0.5));
+      const x0 = Math.floor(sx);
+      const x1 = Math.min(width - 1, x0 + 1);
+      const fx = sx - x0;
+      const top = grey[y0 * width + x0] * (1 - fx) + grey[y0 * width + x1] * fx;
+      const bottom = grey[y1 * width + x0] * (1 - fx) + grey[y1 * width + x1] * fx;
+      out[y * ow + x] = Math.round(top * (1 - fy) + bottom * fy);
+    }
+  }
+  return { data: out, width: ow, height: oh };
+}
+
 /**
  * The local features of decoded pixels (the same decode as ImagePHash and PDQ: one
  * decode gives all three), at most `max` (default QUERY_FEATURES_MAX), strongest and
@@ -106,8 +150,9 @@ export function extractFeatures(pixels: FeaturePixels, options: { max?: number; 
   const max = options.max ?? QUERY_FEATURES_MAX;
   if (!Number.isInteger(max) || max < 1 || max > FEATURES_MAX) throw new RangeError(`max is an integer from 1 to ${FEATURES_MAX}`);
   const k = kernel(options.flavor);
-  const src = k.writeScratch(data);
-  const count = k.exports.extractFeatures(src, width, height, channels, max);
+  const small = width * height < UPSCALE_BELOW ? upscaled(pixels) : null;
+  const src = k.writeScratch(small?.data ?? data);
+  const count = small === null ? k.exports.extractFeatures(src, width, height, channels, max) : k.exports.extractFeatures(src, small.width, small.height, 1, max);
   if (count < MIN_FEATURES) return null;
   return {
     version: FEATURES_VERSION,

@@ -89,9 +89,10 @@ test('--json: originals by content, duplicates once, junk named with its reason,
   assert.not.ok(first.quality.some((q) => q.hash === 'fpcalc'), 'a missing peer has no figures');
   // sharp-phash and imghash are installed here (devDependencies): found, named with their version
   for (const name of ['sharp-phash', 'imghash']) assert.match(first.peers.find((p) => p.name === name)!.detail, /^\d+\.\d+\.\d+$/);
+  assert.match(first.peers.find((p) => p.name === 'opencv-orb')!.detail, /^@techstark\/opencv-js \d+\.\d+\.\d+$/);
 
   const hashes = first.quality.map((q) => q.hash);
-  assert.equal(hashes, ['ImagePHash', 'PDQ', 'sharp-phash', 'imghash', 'AudioChromaprint', 'VideoPHash', 'vPDQ']);
+  assert.equal(hashes, ['ImagePHash', 'PDQ', 'Features', 'sharp-phash', 'imghash', 'opencv-orb', 'AudioChromaprint', 'VideoPHash', 'vPDQ']);
   const image = first.quality[0];
   assert.is(image.transforms.length, 21); // suite v2: v1's 12 edits and issue 32's 9
   assert.ok(image.transforms.every((t) => t.variants === 2 && t.notMade === 0));

@@ -2,8 +2,8 @@
 // a record's feature set beside it, bound by the signed digest; GET /verify says
 // has_features; POST /verify-file finds a cropped, framed or rotated copy by features
 // where the global hashes miss it, and confirms every candidate whose record has
-// features: one whose features are of another picture is dropped, one without features
-// follows today's rule; the features survive a restart (loaded from the store).
+// features: one whose features are of another picture is dropped (unless PDQ finds it as a
+// near-exact copy), one without features follows today's rule; the features survive a restart (loaded from the store).
 // postgres/suites.test.ts runs this file again on PostgreSQL.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -126,19 +126,29 @@ test('POST /verify-file: cropped, framed and rotated copies are found by Feature
   }
 });
 
-test("a candidate whose record's features are of another picture is dropped; a record without features keeps today's rule", async () => {
+test("a candidate whose record's features are of another picture is dropped unless PDQ finds it as a near-exact copy; a record without features keeps today's rule", async () => {
   const d = await vaultDevice(srv.url);
   const e = await examined(PHOTO);
   const other = await examined(OTHER);
-  // the photo's own hashes, the features of another picture: its global hashes find it, the check drops it
-  const forged = await publish(d, e, other.set);
+  // a slightly edited copy: ImagePHash finds the records, PDQ is 11+ bits away
+  const meta = await sharp(PHOTO).metadata();
+  const copy = await sharp(PHOTO).extract({ left: 20, top: 20, width: meta.width! - 40, height: meta.height! - 40 }).modulate({ brightness: 1.1 }).jpeg({ quality: 60 }).toBuffer();
+  // the photo's ImagePHash, the features of another picture: ImagePHash finds it, the check drops it
+  const forged = await publish(d, { perceptual_hash: e.perceptual_hash, pdq_hash: null }, other.set);
   assert.is(forged.r.status, 200, JSON.stringify(forged.r.body));
-  const plain = await publish(d, e, null);
+  // the same with the photo's PDQ: the upload of the photo itself is a near-exact copy (distance 0), kept
+  const nearCopy = await publish(await vaultDevice(srv.url), e, other.set);
+  assert.is(nearCopy.r.status, 200, JSON.stringify(nearCopy.r.body));
+  const plain = await publish(await vaultDevice(srv.url), e, null);
   assert.is(plain.r.status, 200);
-  const found = await verifyFile(PHOTO);
+  const found = await verifyFile(copy);
   assert.is(found.find((s) => s.file_hash === forged.file), undefined, 'not confirmed: dropped');
   const kept = found.find((s) => s.file_hash === plain.file)!;
-  assert.ok(kept !== undefined && kept.matched_by === 'ImagePHash' && !('feature_inliers' in kept), JSON.stringify(kept));
+  assert.ok(kept !== undefined && !('feature_inliers' in kept), JSON.stringify(kept));
+  const exact = await verifyFile(PHOTO);
+  const near = exact.find((s) => s.file_hash === nearCopy.file)!;
+  assert.ok(near !== undefined && near.pdq_distance === 0 && !('feature_inliers' in near), JSON.stringify(near));
+  assert.is(exact.find((s) => s.file_hash === forged.file), undefined, 'without PDQ the exact photo does not save it either');
 });
 
 test('the features are loaded again at start: a new server over the same store finds the crop', async () => {

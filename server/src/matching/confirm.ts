@@ -1,12 +1,21 @@
 // The one confirmation stage (issue 32): every candidate whose record has local features
 // is confirmed by the geometric check before it is returned, whichever source found it;
 // one that fails it is dropped. Candidates of records without features follow today's
-// rule unchanged. A query without features (a flat image, too few keypoints) cannot
-// confirm any: the candidates whose records have features are dropped then too, since a
-// match the check has not made is exactly what the features are there to prevent.
+// rule unchanged, and so does one PDQ finds as a near-exact copy (NEAR_COPY_PDQ_DISTANCE).
+// A query without features (a flat image, or one too small: fewer than
+// MIN_FEATURES keypoints) cannot be checked at all, so its candidates follow today's rule
+// too, as a record without features does: the features decide only where they can.
 import { encodeFeatureSet, type Examination, type FeatureMatch } from 'provenant';
 import type { MatchingService } from './service.js';
 import type { Candidate } from './sources/source.js';
+
+/**
+ * A candidate PDQ finds within this many bits (of 256) is kept when the check fails: a
+ * near-exact copy, typically one too small for its features to agree (a quarter-size
+ * copy of a small picture). Distinct pictures of the dev corpus are never this close
+ * (docs/features.md).
+ */
+export const NEAR_COPY_PDQ_DISTANCE = 10;
 
 /**
  * A confirmed feature match's similarity, 0-100 as spec 2.3 has it: 60 (verify-file's
@@ -19,9 +28,8 @@ export function featureSimilarity(match: FeatureMatch): number {
 }
 
 export async function confirmByFeatures(matching: MatchingService, found: Examination, candidates: readonly Candidate[]): Promise<Candidate[]> {
-  if (found.kind !== 'image' || candidates.length === 0) return [...candidates];
-  const query = found.features == null ? null : encodeFeatureSet(found.features);
-  const checked = await matching.featuresVerify(query, candidates.map((c) => c.seq));
+  if (found.kind !== 'image' || candidates.length === 0 || found.features == null) return [...candidates];
+  const checked = await matching.featuresVerify(encodeFeatureSet(found.features), candidates.map((c) => c.seq));
   const out: Candidate[] = [];
   for (const c of candidates) {
     if (!checked.has(c.seq)) {
@@ -29,7 +37,11 @@ export async function confirmByFeatures(matching: MatchingService, found: Examin
       continue;
     }
     const match = checked.get(c.seq);
-    if (match == null) continue; // not confirmed
+    if (match == null) {
+      // not confirmed: dropped, unless PDQ found it as a near-exact copy (a copy too small for its features to agree)
+      if (c.pdqDistance !== undefined && c.pdqDistance <= NEAR_COPY_PDQ_DISTANCE) out.push(c);
+      continue;
+    }
     out.push({ ...c, features: match, similarity: c.matchedBy === 'Features' ? featureSimilarity(match) : c.similarity });
   }
   return out;

@@ -447,13 +447,9 @@ export class MatchingService {
    * those of `seqs` whose records have one (read from the store); the others are absent
    * from the answer.
    */
-  async featuresVerify(set: Uint8Array | null, seqs: readonly number[]): Promise<Map<number, FeatureMatch | null>> {
+  async featuresVerify(set: Uint8Array, seqs: readonly number[]): Promise<Map<number, FeatureMatch | null>> {
     const stored = await this.deps.store.signatures.featuresBySeqs(seqs);
     const out = new Map<number, FeatureMatch | null>();
-    if (set === null) {
-      for (const { seq } of stored) out.set(seq, null); // nothing to check them with
-      return out;
-    }
     for (const { seq, match } of await this.thread.featuresVerify(set, stored)) out.set(seq, match);
     return out;
   }

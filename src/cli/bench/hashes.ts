@@ -11,6 +11,7 @@
 // vPDQ: Meta's rule, at least 80 % of the query's frames (quality >= 50) within 31 of a
 // frame of the other; and VideoPHash or vPDQ. Peers have no bands: their rules are the
 // same similarity thresholds on their own bits.
+import { opencvOrb } from './orb.js';
 import { execFile } from 'node:child_process';
 import { constants, existsSync, readFileSync } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
@@ -22,6 +23,7 @@ import { pdqDistance, pdqFromHex, type PdqFingerprint, type VpdqFingerprint } fr
 import type { Fingerprint, HashType } from '../../lib/types.js';
 import type { FingerprintPool } from '../../pool/index.js';
 import type { FingerprintErrorCode } from '../../media/errors.js';
+import { compareFeatures, matchFeatures, MIN_COVERAGE, MIN_INLIERS, type FeatureSet } from '../../lib/features.js';
 
 /** One file's hash under one family. */
 export interface HashValue {
@@ -36,6 +38,13 @@ export interface HashValue {
   frames?: { hash: Uint8Array; quality: number }[];
   /** PDQ and vPDQ: the same file's ImagePHash or VideoPHash, for verify-file's "either" rule. */
   partner?: HashValue | null;
+  /** Features (issue 32): the file's local features as a query uses them, and as a record keeps them (the first RECORD_FEATURES_MAX). */
+  features?: FeatureSet | null;
+  stored?: FeatureSet | null;
+  /** Features: the same file's PDQ value (its partner the ImagePHash), for verify-file's whole rule. */
+  pdq?: HashValue | null;
+  /** opencv-orb: its keypoints' (x, y), beside the descriptors in `bytes`. */
+  points?: Float32Array;
 }
 
 export interface MatchRule {
@@ -53,6 +62,8 @@ export interface HashFamily {
   score: string;
   rules: MatchRule[];
   compare(stored: HashValue, query: HashValue): number | null;
+  /** Pairs of distinct originals scored at most, when fewer than the run's (a slow peer). */
+  maxPairs?: number;
 }
 
 /** Whether two hashes share a band at the same position (decisions.md 3, "Candidates"). */
@@ -191,10 +202,43 @@ export const VPDQ_HASH: HashFamily = {
   ],
 };
 
+// ---- local features (issue 32) --------------------------------------------------------
+
+const PDQ_VERIFY_FILE = PDQ_HASH.rules[2];
+
+/** verify-file keeps a candidate the check fails when PDQ finds it within this many bits (server/src/matching/confirm.ts). */
+export const NEAR_COPY_PDQ_DISTANCE = 10;
+const nearCopy = (a: HashValue, b: HashValue) => a.pdq != null && b.pdq != null && pdqGood(a.pdq) && pdqGood(b.pdq) && dihedralDistance(a.pdq, b.pdq) <= NEAR_COPY_PDQ_DISTANCE;
+
+/** The geometric check of the query's features against the record's stored ones. */
+const confirmed = (stored: HashValue, query: HashValue) => stored.stored != null && query.features != null && matchFeatures(query.features, stored.stored) !== null;
+
+export const FEATURES_HASH: HashFamily = {
+  name: 'Features',
+  kind: 'image',
+  origin: 'provenant',
+  score: 'geometric inliers of the query\'s features against the record\'s (src/lib/features.ts)',
+  compare: (a, b) => (a.stored != null && b.features != null ? compareFeatures(b.features, a.stored).inliers : null),
+  rules: [
+    { name: 'features', description: `the geometric check confirms it: >= ${MIN_INLIERS} inliers covering >= ${100 * MIN_COVERAGE} % of the query`, match: (a, b) => confirmed(a, b) },
+    {
+      name: 'verify-file',
+      description: `verify-file's answer with features: a record with features only when the check confirms it (whichever hash found it, features retrieval included) or PDQ finds it within ${NEAR_COPY_PDQ_DISTANCE} bits; a record without features, or a query without any, by ImagePHash or PDQ as before`,
+      match: (a, b) => {
+        // a query without features cannot be checked: today's rule; a near-exact PDQ copy stands without the check
+        if (a.stored != null && b.features != null) return confirmed(a, b) || nearCopy(a, b);
+        if (a.pdq != null && b.pdq != null) return PDQ_VERIFY_FILE.match(a.pdq, b.pdq, null);
+        return a.partner != null && b.partner != null && IMAGE_VERIFY_FILE.match(a.partner, b.partner, bitsSimilarity(a.partner, b.partner));
+      },
+    },
+  ],
+};
+
 /** The library's hashes per media type: the spec's fingerprint, then PDQ or vPDQ beside it. */
 export const OUR_HASHES: readonly HashFamily[] = [
   ours('ImagePHash', 'image'),
   PDQ_HASH,
+  FEATURES_HASH,
   ours('AudioChromaprint', 'audio'),
   ours('VideoPHash', 'video'),
   VPDQ_HASH,
@@ -369,7 +413,7 @@ async function fpcalc(): Promise<Peer> {
 
 /** Every peer, looked for now; found or not. */
 export async function findPeers(): Promise<Peer[]> {
-  return Promise.all([sharpPhash(), imghash(), fpcalc()]);
+  return Promise.all([sharpPhash(), imghash(), fpcalc(), opencvOrb()]);
 }
 
 // ---- hashing in the pool ------------------------------------------------------------

@@ -2,6 +2,7 @@
 // peers beside), quality, speed, the match index and optionally a deployment under load.
 // Everything it makes goes into a private temporary directory, removed at the end. The
 // answer (BenchResult) holds every figure; output.ts and html.ts present it.
+import { decodeFeatureSet, recordFeatures, type FeatureSet } from '../../lib/features.js';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, release, tmpdir, totalmem } from 'node:os';
@@ -227,8 +228,9 @@ export function measureQuality(
   }
   const different = emptyHistogram();
   const count = Object.fromEntries(family.rules.map((r) => [r.name, 0])) as Record<string, number>;
-  const plan = pairPlan(originals.length, maxPairs);
-  for (const [i, j] of pairs(originals.length, maxPairs, streamFor(seed, `pairs:${family.name}`))) {
+  const pairLimit = Math.min(maxPairs, family.maxPairs ?? maxPairs);
+  const plan = pairPlan(originals.length, pairLimit);
+  for (const [i, j] of pairs(originals.length, pairLimit, streamFor(seed, `pairs:${family.name}`))) {
     const a = originals[i];
     const b = originals[j];
     const score = a !== null && b !== null ? family.compare(a, b) : null;
@@ -403,13 +405,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     // 5b. PDQ's eight dihedral hashes of every image, original or variant: verify-file tries
     // a query's rotations and mirrors, and any image may be a query (pairs of originals too)
     const dihedral = new Map<string, Uint8Array[]>();
+    const featuresOf = new Map<string, FeatureSet>();
     const images = [...kept.filter((x) => x.kind === 'image').map((x) => x.path), ...variants.filter((v) => kept[v.original].kind === 'image').map((v) => v.path)];
     o.progress.stage('PDQ dihedral hashes', images.length);
     await inLanes(images, lanes, async (path) => {
       const bytes = new Uint8Array(await readFile(path));
       try {
-        const d = await pool!.run<{ hashes: string[] }>('bench-pdq', { buffer: bytes.buffer }, [bytes.buffer]);
+        const d = await pool!.run<{ hashes: string[]; features: Uint8Array | null }>('bench-pdq', { buffer: bytes.buffer }, [bytes.buffer]);
         dihedral.set(path, d.hashes.map(pdqFromHex));
+        if (d.features !== null) featuresOf.set(path, decodeFeatureSet(d.features));
       } catch {
         // without them the query's own hash stands alone (dihedralDistance)
       }
@@ -419,6 +423,11 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const valueOf = (family: HashFamily, path: string, fp: Fingerprint | null, pdq: PdqFingerprint | VpdqFingerprint | null): HashValue | null => {
       if (fp === null) return null;
       if (family.name === fp.hash_type) return fromFingerprint(fp);
+      if (family.name === 'Features') {
+        const pdqValue = pdq === null || pdq.hash_type !== 'PDQ' ? null : { ...fromPdq(pdq, fromFingerprint(fp)), dihedral: dihedral.get(path) };
+        const set = featuresOf.get(path) ?? null;
+        return { bytes: new Uint8Array(0), bands: null, features: set, stored: set === null ? null : recordFeatures(set), pdq: pdqValue, partner: fromFingerprint(fp) };
+      }
       if (pdq === null) return null;
       const v = fromPdq(pdq, fromFingerprint(fp));
       if (pdq.hash_type === 'PDQ') v.dihedral = dihedral.get(path);

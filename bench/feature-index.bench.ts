@@ -1,0 +1,93 @@
+// The local-features index at a million images (issue 32): memory per image, the time to
+// load it, and retrieval plus verification per query.
+//   node --import tsx bench/feature-index.bench.ts [IMAGES]    (default 1,000,000; about 3 GB and a few minutes)
+// Real features of dev-corpus photos (every other JPEG of at least 640 x 480 in
+// /tmp/provenant-corpus), repeated beyond them with 24 of each descriptor's 256 bits
+// flipped at random per copy (as different pictures' features differ from each other),
+// indexed as the match-index thread does (the first INDEXED_FEATURES of each record's
+// set). Load: decoding each stored set (encodeFeatureSet bytes) and adding it, as a
+// restart does after reading them from the store (not timed here: the store's read). A
+// query: a crop of a real photo (its 512 features), retrieval (20 candidates) and the
+// geometric check of each candidate against its stored set, wall time per query, p50/p99.
+import '../src/lib/wasm.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { compareFeatures, decodeFeatureSet, descriptorsOf, encodeFeatureSet, extractFeatures, recordFeatures, FEATURE_BYTES, QUERY_FEATURES_MAX, type FeatureSet } from '../src/lib/features.js';
+import { FeatureIndex } from '../src/lib/feature-index.js';
+import { FEATURE_CODEBOOK } from '../src/lib/feature-codebook.js';
+import { wasmFlavor } from '../src/lib/wasm-core.js';
+import { xorshift } from './support.js';
+
+const IMAGES = Number(process.argv[2] ?? 1_000_000);
+const DIR = '/tmp/provenant-corpus/files/image/jpg';
+const px = async (b: Uint8Array | Buffer) => {
+  const { data, info } = await sharp(b, { autoOrient: true }).toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: info.channels };
+};
+
+const base: FeatureSet[] = [];
+const crops: { set: FeatureSet; of: number }[] = [];
+for (const [i, f] of readdirSync(DIR).filter((x) => !x.startsWith('.')).sort().map((x) => join(DIR, x)).entries()) {
+  if (i % 2 === 1 || base.length >= 300) continue;
+  const bytes = readFileSync(f);
+  const m = await sharp(bytes).metadata();
+  if ((m.width ?? 0) * (m.height ?? 0) < 640 * 480) continue;
+  const set = extractFeatures(await px(bytes));
+  if (set === null) continue;
+  base.push(recordFeatures(set));
+  const crop = await sharp(bytes).extract({ left: Math.round(m.width! * 0.3), top: Math.round(m.height! * 0.25), width: Math.round(m.width! * 0.6), height: Math.round(m.height! * 0.6) }).jpeg({ quality: 80 }).toBuffer();
+  const q = extractFeatures(await px(crop));
+  if (q !== null) crops.push({ set: q, of: base.length - 1 });
+}
+console.log(`${base.length} real feature sets, ${crops.length} crops as queries; ${IMAGES.toLocaleString('en')} images, ${wasmFlavor} build`);
+
+const rand = xorshift(32);
+/** Image i's stored set: a real one for i < base.length, else a copy with 24 bits of each descriptor flipped. */
+function storedSet(i: number): FeatureSet {
+  const b = base[i % base.length];
+  if (i < base.length) return b;
+  const bytes = b.bytes.slice();
+  for (let f = 0; f < b.count; f++) for (let k = 0; k < 24; k++) {
+    const bit = rand() & 255;
+    bytes[f * FEATURE_BYTES + 8 + (bit >> 3)] ^= 1 << (bit & 7);
+  }
+  return { ...b, bytes };
+}
+
+// load: decode the stored bytes and add the first INDEXED_FEATURES (timed), the sets made beforehand in batches
+const index = new FeatureIndex(FEATURE_CODEBOOK);
+let loadMs = 0;
+const BATCH = 10_000;
+for (let start = 0; start < IMAGES; start += BATCH) {
+  const encoded: Uint8Array[] = [];
+  for (let i = start; i < Math.min(IMAGES, start + BATCH); i++) encoded.push(encodeFeatureSet(prefix64(storedSet(i))));
+  const t0 = performance.now();
+  for (let k = 0; k < encoded.length; k++) index.add(start + k, descriptorsOf(decodeFeatureSet(encoded[k])));
+  loadMs += performance.now() - t0;
+}
+function prefix64(s: FeatureSet): FeatureSet {
+  return { ...s, count: Math.min(64, s.count), bytes: s.bytes.subarray(0, Math.min(64, s.count) * FEATURE_BYTES) };
+}
+console.log(`load: ${(loadMs / 1000).toFixed(1)} s for ${IMAGES.toLocaleString('en')} sets (${((loadMs * 1000) / IMAGES).toFixed(1)} us each; goal <= 60 s at 1M)`);
+console.log(`memory: ${(index.bytes() / IMAGES).toFixed(0)} bytes per image in the index (${(index.bytes() / 2 ** 20).toFixed(0)} MiB; goal <= 2 KB), ${index.postings().toLocaleString('en')} postings`);
+
+// queries: retrieval then the check of each candidate against its stored set (regenerated: the store's read is not timed)
+const times: number[] = [];
+let found = 0;
+for (let r = 0; r < 3; r++) for (const { set: q, of } of crops) {
+  const t0 = performance.now();
+  const candidates = index.query(descriptorsOf(q, QUERY_FEATURES_MAX), { limit: 20 });
+  const tRetrieve = performance.now();
+  let ok = false;
+  const storedOf = candidates.map((c) => storedSet(c.id));
+  const t1 = performance.now();
+  for (const s of storedOf) if (compareFeatures(q, s).inliers >= 16) ok = true;
+  const t2 = performance.now();
+  times.push(tRetrieve - t0 + (t2 - t1));
+  if (r === 0 && ok && candidates.some((c) => c.id % base.length === of)) found++;
+}
+times.sort((a, b) => a - b);
+const p = (x: number) => times[Math.min(times.length - 1, Math.floor(x * times.length))].toFixed(2);
+console.log(`query (retrieval of 20 + their checks), ${times.length} queries: p50 ${p(0.5)} ms, p99 ${p(0.99)} ms (goal <= 20 ms); the crop's own picture among them and confirmed: ${found} of ${crops.length}`);
+index.free();
