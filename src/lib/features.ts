@@ -37,9 +37,9 @@ export const INDEXED_FEATURES = 64;
 /** An image with fewer features than this gets none (flat graphics, tiny icons): the global hashes' rule applies to it. */
 export const MIN_FEATURES = 48;
 /** A match needs this many geometric inliers (docs/features.md: no false match in the dev corpus's pairs at it). */
-export const MIN_INLIERS = 16;
+export const MIN_INLIERS = 26;
 /** ... and its inliers must span this share of the query's area (a clump of inliers on a logo is not a picture). */
-export const MIN_COVERAGE = 0.08;
+export const MIN_COVERAGE = 0.06;
 /** The encoded set's header: 'PF', version, 0, width u16, height u16, count u16 (little-endian). */
 const HEADER_BYTES = 10;
 /** The most features one set holds (the kernel's MAX_FEATURES). */

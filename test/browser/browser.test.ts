@@ -217,6 +217,7 @@ async function inChromium(): Promise<void> {
       }));
       const expected = await runChecks(nodeLibrary, { file: chunks(large, 1 << 20), images, audio: { samples: audio, rate: 44100 }, record, tampered, hmacKey, tlog: proof });
       assert.equal(r, JSON.parse(JSON.stringify(expected)), `browser and Node results (${label})`);
+      assert.ok(expected.images.some((i) => i.features !== null && (i.selfInliers ?? 0) >= 16), 'a fixture has local features, and its set matches itself');
     }
   } finally {
     await browser.close();

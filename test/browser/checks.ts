@@ -11,6 +11,7 @@ export type Library = Pick<
   | 'hammingDistance' | 'fingerprintSimilarity' | 'MatchIndex' | 'resampleTo11025' | 'audioFingerprintFromSamples'
   | 'walkPng' | 'crc32' | 'verifyRecord' | 'actionHash' | 'pdqHash' | 'pdqDihedral' | 'pdqHex' | 'verifyProofBundle'
   | 'createBlake3' | 'createDataHasher' | 'createInstanceHasher' | 'isccImageCodeFromPixels' | 'textCode' | 'isccCode'
+  | 'extractFeatures' | 'encodeFeatureSet' | 'compareFeatures'
 >;
 
 /** A decoded image: RGBA pixels and the file they came from. */
@@ -41,7 +42,7 @@ export interface CheckResult {
   fileHmac: string;
   textSha256: string;
   textHmac: string;
-  images: { name: string; hash: number[]; bands: number[][]; pdq: string; pdqQuality: number; pdqDihedral: string[]; crc32: number; walkEnd: number | null; walkRecords: number | null }[];
+  images: { name: string; hash: number[]; bands: number[][]; pdq: string; pdqQuality: number; pdqDihedral: string[]; crc32: number; walkEnd: number | null; walkRecords: number | null; features: string | null; selfInliers: number | null }[];
   hamming: number;
   similarity: number | null;
   matches: { id: number; similarity: number | null }[];
@@ -77,6 +78,8 @@ export async function runChecks(lib: Library, input: CheckInput): Promise<CheckR
     const hash = lib.imageHashFromPixels(img.pixels, img.width, img.height, 4);
     const walk = img.name.endsWith('.png') ? lib.walkPng(img.bytes) : null;
     const pdq = lib.pdqHash(img.pixels, img.width, img.height, 4);
+    // issue 32: the local features (their encoded bytes' SHA-256) and the check of the set against itself
+    const set = lib.extractFeatures({ data: img.pixels, width: img.width, height: img.height, channels: 4 });
     return {
       name: img.name,
       hash: Array.from(hash),
@@ -87,6 +90,8 @@ export async function runChecks(lib: Library, input: CheckInput): Promise<CheckR
       crc32: lib.crc32(img.bytes),
       walkEnd: walk?.end ?? null,
       walkRecords: walk?.records.length ?? null,
+      features: set === null ? null : lib.sha256Hex(lib.encodeFeatureSet(set)),
+      selfInliers: set === null ? null : lib.compareFeatures(set, set).inliers,
     };
   });
   const fingerprints: Fingerprint[] = images.map((i) => ({ hash_type: 'ImagePHash', hash_value: i.hash, bands: i.bands }));

@@ -82,6 +82,16 @@ async function api(path, init) {
 
 const verify = (hash) => api(`/verify?hash=${hash}`);
 
+/**
+ * How a perceptual match was found (matched_by), and for local features (issue 32) how
+ * many matched and how much of this file they cover: the words of `provenant verify`.
+ */
+function matchedHow(m) {
+  const by = m.matched_by === undefined ? '' : ` by ${m.matched_by}${m.pdq_distance === undefined ? '' : ` (distance ${m.pdq_distance})`}`;
+  const checked = m.feature_inliers === undefined ? '' : `; confirmed by ${m.feature_inliers} matching local features covering ${Math.round(100 * (m.feature_coverage ?? 0))} % of this file`;
+  return by + checked;
+}
+
 /** Full signatures (spec 2.1) of perceptual matches (spec 2.3), with their similarity; the exact file left out. */
 async function detailsOf(reduced, exactHash) {
   const byFile = new Map();
@@ -91,7 +101,7 @@ async function detailsOf(reduced, exactHash) {
     const { signatures } = await verify(fileHash);
     for (const s of signatures) {
       const match = reduced.find((m) => m.file_hash === fileHash && m.signer === s.signer);
-      if (match) out.push({ signature: s, similarity: match.similarity });
+      if (match) out.push({ signature: s, similarity: match.similarity, how: matchedHow(match) });
     }
   }
   return out;
@@ -170,7 +180,7 @@ async function logLine(signature) {
     (others > 0 ? `, with ${others} cosignature${others === 1 ? '' : 's'} (witnesses not checked here)` : '');
 }
 
-function card(signature, similarity) {
+function card(signature, similarity, how = '') {
   const node = $('signature-template').content.firstElementChild.cloneNode(true);
   const q = (sel) => node.querySelector(sel);
   const name = signature.signer_display_name ?? signature.signer_username ?? short(signature.signer);
@@ -182,7 +192,7 @@ function card(signature, similarity) {
     img.src = signature.signer_profile_picture;
     img.hidden = false;
   }
-  q('.match').textContent = similarity === undefined ? 'Exact match (same SHA-256)' : `Perceptual match${similarity == null ? '' : `, ${similarity}% similar`}`;
+  q('.match').textContent = similarity === undefined ? 'Exact match (same SHA-256)' : `Perceptual match${similarity == null ? '' : `, ${similarity}% similar`}${how}`;
   node.dataset.match = similarity === undefined ? 'exact' : 'perceptual';
   q('.signed-at').textContent = dateOf(signature.signed_at);
   q('.intent').textContent = signature.intent;
@@ -237,7 +247,7 @@ async function sendContact(event, signature) {
 
 function show(exact, perceptual) {
   const list = $('result-list');
-  list.replaceChildren(...exact.map((s) => card(s)), ...perceptual.map((m) => card(m.signature, m.similarity)));
+  list.replaceChildren(...exact.map((s) => card(s)), ...perceptual.map((m) => card(m.signature, m.similarity, m.how)));
   $('results').hidden = false;
   const n = exact.length + perceptual.length;
   setStatus(n === 0 ? 'No signatures found for this file.' : `${exact.length} exact and ${perceptual.length} perceptual match${perceptual.length === 1 ? '' : 'es'}.`);
