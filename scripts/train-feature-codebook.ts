@@ -18,6 +18,7 @@ import sharp from 'sharp';
 import '../src/lib/wasm.js';
 import { descriptorsOf, extractFeatures, FEATURES_VERSION, RECORD_FEATURES_MAX } from '../src/lib/features.js';
 import { FEATURE_CODEBOOK_BYTES } from '../src/lib/feature-index.js';
+import { seeded } from '../src/cli/bench/random.js';
 
 const CODEWORDS = 256;
 const HALF = 16;
@@ -25,15 +26,6 @@ const ITERATIONS = 20;
 /** Halves sampled at most (memory and time: each iteration compares every sample with every codeword). */
 const MAX_SAMPLES = 400_000;
 
-function seeded(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const POP = Uint8Array.from({ length: 256 }, (_, i) => {
   let c = 0;

@@ -108,7 +108,6 @@ async function inChromium(): Promise<void> {
     assert.is((await perceptual.locator('.signer-name').first().textContent())?.trim(), 'Fruit Photographer');
     const similarity = Number(/(\d+)% similar/.exec((await perceptual.locator('.match').first().textContent())!)?.[1]);
     assert.ok(similarity >= 70, `similarity ${similarity}`);
-    assert.match((await perceptual.locator('.match').first().textContent())!, / by (ImagePHash|PDQ)/, 'the page says which fingerprint found it');
     assert.is(await page.locator('#sha256').textContent(), createHash('sha256').update(small).digest('hex'));
     await page.screenshot({ path: join(ARTIFACTS, 'public-page-perceptual.png'), fullPage: true });
 

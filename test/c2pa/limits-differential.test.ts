@@ -18,6 +18,7 @@ import { writeContentCredentials } from '../../src/media/c2pa-write.js';
 import { measureManifestStores } from '../../src/media/c2pa-limits.js';
 import { generateSigningKey } from '../../src/lib/identity.js';
 import { detectType } from '../../src/lib/detect.js';
+import { seeded } from '../../src/cli/bench/random.js';
 
 const test = suite('c2pa/limits-differential');
 const FIX = join(import.meta.dirname, '..', 'fixtures');
@@ -171,19 +172,10 @@ const unsynchronised = (c: Buffer) => {
 
 // ---- random byte changes ----
 
-/** A seeded PRNG (mulberry32), so a failure names a reproducible case. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `count` copies of `b`, each with 1-4 bytes changed at offsets `where` picks. */
 function fuzzed(b: Uint8Array, count: number, seed: number, where: (r: () => number) => number): [string, Uint8Array][] {
-  const r = prng(seed);
+  const r = seeded(seed); // mulberry32: a failure names a reproducible case
   return Array.from({ length: count }, (_, i) => {
     const c = Uint8Array.from(b);
     const changes: string[] = [];

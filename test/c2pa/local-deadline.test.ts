@@ -60,11 +60,11 @@ test("the vault's drafts: the integrity report's credentials under the same dead
   try {
     process.env.PROVENANT_CREDENTIALS_TIMEOUT_MS = '100';
     const [hurried] = await draftRecords([slow], { intent: 'Authorship' }, () => {});
-    assert.equal(hurried.content.integrity_report?.content_credentials, { present: null, message: 'not read: reading Content Credentials ran past its deadline (100 ms; docs/c2pa.md)' });
+    assert.equal((hurried.content.integrity_report as { content_credentials?: unknown } | null)?.content_credentials, { present: null, message: 'not read: reading Content Credentials ran past its deadline (100 ms; docs/c2pa.md)' });
     assert.ok(hurried.content.perceptual_hash !== null, 'the fingerprint is made as ever');
     delete process.env.PROVENANT_CREDENTIALS_TIMEOUT_MS;
     const [roomy] = await draftRecords([slow], { intent: 'Authorship' }, () => {});
-    assert.is((roomy.content.integrity_report?.content_credentials as { present: boolean }).present, true);
+    assert.is(((roomy.content.integrity_report as { content_credentials?: { present: boolean } } | null)?.content_credentials)?.present, true);
   } finally {
     if (saved === undefined) delete process.env.PROVENANT_CREDENTIALS_TIMEOUT_MS;
     else process.env.PROVENANT_CREDENTIALS_TIMEOUT_MS = saved;

@@ -56,7 +56,7 @@ async function publish(d: VaultDevice, hashes: { perceptual_hash: unknown; pdq_h
 }
 
 async function verifyFile(bytes: Buffer, base = srv.url): Promise<Record<string, unknown>[]> {
-  const res = await fetch(`${base}${S}/verify-file`, { method: 'POST', headers: { 'content-type': 'image/jpeg' }, body: bytes });
+  const res = await fetch(`${base}${S}/verify-file`, { method: 'POST', headers: { 'content-type': 'image/jpeg' }, body: new Uint8Array(bytes) });
   const answer = (await res.json()) as { signatures: Record<string, unknown>[] };
   assert.is(res.status, 200, JSON.stringify(answer));
   return answer.signatures;
