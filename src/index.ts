@@ -18,6 +18,8 @@ export { decodeAudio, audioFingerprint } from './media/audio.js';
 export type { AudioFormat, DecodeAudioOptions } from './media/audio.js';
 export { integrityReport, classifyContent, checksFor, INTEGRITY_THRESHOLDS } from './media/integrity.js';
 export { readContentCredentials } from './media/c2pa.js';
+export { readManifestStore, ManifestStoreError, C2PA_STORE_TYPE, MANIFEST_STORE_MAX_BYTES } from './media/c2pa-store.js';
+export type { ManifestStoreReading, ManifestStoreOutcome, SoftBinding } from './media/c2pa-store.js';
 export { isccOfFile, parseMp7Signature, ISCC_AUDIO_MAX_SECONDS, ISCC_MAX_TEXT_BYTES, ISCC_VIDEO_FPS } from './media/iscc.js';
 export type { IsccFileOptions, IsccFileResult, IsccContentKind } from './media/iscc.js';
 // The transparency log (docs/transparency-log.md), and its witness on Node

@@ -11,6 +11,7 @@ import { AUTH_PREFIX, authRoutes } from './auth/routes.js';
 import { DEVELOPER_PREFIX, developerRoutes } from './developer/routes.js';
 import { signItRoutes } from './signit/routes.js';
 import { matchingRoutes } from './matching/routes.js';
+import { C2PA_PREFIX, c2paRoutes, manifestIntakeRoutes } from './c2pa/routes.js';
 import { publicRoutes } from './public/routes.js';
 import { transparencyLogRouter } from './tlog/routes.js';
 import { WEBHOOKS_PREFIX, webhookRoutes } from './webhooks/routes.js';
@@ -23,6 +24,8 @@ export const FEATURES: [string, (deps: ServerDeps) => Router][] = [
   [DEVELOPER_PREFIX, developerRoutes],
   ['/api/v1/sign-it', signItRoutes],
   ['/api/v1/sign-it', matchingRoutes],
+  ['/api/v1/sign-it', manifestIntakeRoutes],
+  [C2PA_PREFIX, c2paRoutes],
   ['', publicRoutes],
   ['', (deps) => transparencyLogRouter(deps.transparencyLog)],
   [WEBHOOKS_PREFIX, webhookRoutes],

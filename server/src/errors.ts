@@ -54,6 +54,17 @@ export const ERRORS = {
   service_unavailable: [503, 'The database is unavailable; try again shortly.'],
   fingerprint_timeout: [504, 'Fingerprinting did not finish within 60 seconds.'],
   internal_error: [500, 'Something went wrong on our side.'],
+  // issue 33: the C2PA Soft Binding Resolution API (/c2pa/v1) and the manifest repository
+  invalid_parameter: [400, 'A query parameter is missing or malformed.'],
+  unsupported_algorithm: [400, 'This service does not resolve that soft binding algorithm (GET /c2pa/v1/services/supportedAlgorithms lists those it does).'],
+  unsupported_asset_type: [415, 'This service cannot fingerprint that type of asset.'],
+  invalid_manifest: [400, 'The body is not a C2PA manifest store this repository can store.'],
+  invalid_manifest_id: [400, 'A manifest id is a C2PA manifest label: urn:c2pa:UUID[:generator[:version_reason]] or urn:uuid:UUID.'],
+  record_not_found: [404, 'This server stores no record matching the manifest\'s provenant.record assertion.'],
+  manifest_signer_mismatch: [403, 'The manifest store is not signed by the key that signed the record it carries.'],
+  manifest_exists: [409, 'Another manifest store is stored under this manifest id.'],
+  manifest_limit: [409, 'This record has as many manifest stores as one record may have.'],
+  query_too_long: [414, 'The query is too long; send it with POST /c2pa/v1/matches/byBinding.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -41,6 +41,12 @@ export const RATE_LIMITS = {
   'auth:password:device': [10, MINUTE, 'device'],
   'auth:email-verification': [3, HOUR, 'user'],
   'auth:email-verify': [30, MINUTE, 'ip'],
+  // issue 33: the Soft Binding Resolution API as verify-file (byContent) and as GET /verify's lookups; the repository's intake
+  'c2pa:supported-algorithms': [60, MINUTE, 'ip'],
+  'c2pa:by-binding': [60, MINUTE, 'ip'],
+  'c2pa:by-content': [30, MINUTE, 'ip'],
+  'c2pa:manifests': [60, MINUTE, 'ip'],
+  'sign-it:manifests': [30, MINUTE, 'ip'],
 } as const satisfies Record<string, readonly [limit: number, windowMs: number, key: LimitKey]>;
 
 export type RateLimitName = keyof typeof RATE_LIMITS;

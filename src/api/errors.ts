@@ -12,6 +12,8 @@ export const SERVICE_ERROR_CODES = [
   'agent_required', 'invalid_challenge', 'invalid_signature', 'invalid_verification_token', 'insufficient_scope',
   'not_found', 'log_pending', 'method_not_allowed', 'request_timeout', 'payload_too_large', 'unsupported_media_type',
   'rate_limited', 'busy', 'service_unavailable', 'fingerprint_timeout', 'internal_error',
+  'invalid_parameter', 'unsupported_algorithm', 'unsupported_asset_type', 'invalid_manifest', 'invalid_manifest_id',
+  'record_not_found', 'manifest_signer_mismatch', 'manifest_exists', 'manifest_limit', 'query_too_long',
 ] as const;
 
 export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];

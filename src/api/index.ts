@@ -6,10 +6,12 @@
 import type { z } from 'zod';
 import type * as records from './records.js';
 import type * as accounts from './accounts.js';
+import type * as c2pa from './c2pa.js';
 
 export * from './records.js';
 export * from './accounts.js';
 export * from './errors.js';
+export * from './c2pa.js';
 
 export type Signature = z.output<typeof records.signature>;
 export type ReducedSignature = z.output<typeof records.reducedSignature>;
@@ -24,6 +26,10 @@ export type SignRequest = z.input<typeof records.signRequest>;
 export type SignAnswer = z.output<typeof records.signAnswer>;
 export type QuotaSyncRequest = z.input<typeof records.quotaSyncRequest>;
 export type PublishAnswer = z.output<typeof records.publishAnswer>;
+export type ManifestPublishAnswer = z.output<typeof c2pa.manifestPublishAnswer>;
+export type SoftBindingQueryResult = z.output<typeof c2pa.softBindingQueryResult>;
+export type SoftBindingAlgList = z.output<typeof c2pa.softBindingAlgList>;
+export type RecoveredCredentials = z.output<typeof records.recoveredCredentials>;
 export type CreatorAnswer = z.output<typeof records.creatorAnswer>;
 export type User = z.output<typeof accounts.user>;
 export type DeviceKey = z.output<typeof accounts.deviceKey>;

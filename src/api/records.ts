@@ -200,11 +200,29 @@ export const embeddedRecord = z.object({
 
 export const credentialsConflict = z.object({ file_hash: hex64, ai_generation: z.string(), content_credentials: z.string(), message: z.string() });
 
-/** verify-file (spec 4.2, issue 21): the matches, the file's Content Credentials, an embedded record, conflicts. */
+/**
+ * verify-file's `recovered_credentials` (issue 33): for a file without Content Credentials
+ * of its own, the stored manifests of the records it matched, with what the reference
+ * reader said of each store when it was stored (validation_state and validation_codes, the
+ * detached hard binding set aside) and whether the file's ISCC Content-Code matches the
+ * manifest's io.iscc.v0 soft binding (null when either has none).
+ */
+export const recoveredCredentials = z.object({
+  manifest_id: z.string(),
+  action_hash: hex64,
+  validation_state: z.enum(['valid', 'untrusted_signer', 'invalid']),
+  validation_codes: z.array(z.string()),
+  soft_binding: z.object({ alg: z.string(), value: z.string() }).nullable(),
+  soft_binding_matches: z.boolean().nullable(),
+  soft_binding_distance: z.number().int().min(0).max(256).nullable(),
+});
+
+/** verify-file (spec 4.2, issue 21): the matches, the file's Content Credentials, an embedded record, conflicts; issue 33: credentials recovered for a stripped copy. */
 export const verifyFileAnswer = matchAnswer.extend({
   content_credentials: contentCredentials,
   embedded_record: embeddedRecord.nullable(),
   conflicts: z.array(credentialsConflict),
+  recovered_credentials: z.array(recoveredCredentials),
 });
 
 /** Spec 4.3: bands (and optionally hash_value) of a fingerprint, or 72 grey pixels. */

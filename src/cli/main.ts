@@ -33,6 +33,7 @@ async function serverCommand(name: string): Promise<{ run: Command }> {
 
 const COMMANDS: Record<string, () => Promise<{ run: Command }>> = {
   bench: () => import('./bench/index.js'),
+  c2pa: () => import('./c2pa.js'),
   fingerprint: () => import('./fingerprint.js'),
   integrity: () => import('./integrity.js'),
   iscc: () => import('./iscc.js'),

@@ -30,7 +30,8 @@ const USAGE = `usage: provenant vault <command> [options]
        [--supersedes ACTION_HASH] [--client-id ID] [--c2pa OUT] [--yes]
                                          hash, fingerprint and check locally, approve, sign, publish;
                                          --c2pa: also write OUT, a copy with Content Credentials
-                                         carrying the record (one FILE; needs --ai-generation)
+                                         carrying the record and its ISCC soft binding, and store
+                                         the manifest on the server (one FILE; needs --ai-generation)
   revoke ACTION_HASH [--reason TEXT] [--yes]
   list                                   the records this vault signed
   whoami                                 the identity, its key file and linked account
@@ -204,11 +205,21 @@ async function sign(args: string[]): Promise<number> {
   }
   for (const f of failed) process.stderr.write(`${visible(`provenant vault sign: ${f.file}: ${f.error}`)}\n`);
   const [only] = results;
+  let manifestFailed = false;
   if (c2paOut !== null && only.action_hash !== null) {
-    await writeSignedCopy(vault, only.file, c2paOut, only.record, only.action_hash, ctx.server);
+    const store = await writeSignedCopy(vault, only.file, c2paOut, only.record, only.action_hash, ctx.server);
     process.stderr.write(`wrote ${visible(c2paOut)}: Content Credentials carrying the record, signed by this vault's key (readers report the signer untrusted: its certificate is self-issued)\n`);
+    // issue 33: the repository keeps the manifest, so a stripped copy finds it again
+    try {
+      const stored = await client.publishManifest(store);
+      process.stderr.write(`${visible(`published the manifest store ${stored.manifest_id} to ${ctx.server} (found again from stripped copies: POST /c2pa/v1/matches/byContent)`)}\n`);
+    } catch (err) {
+      manifestFailed = true;
+      const shown = commandErrorOf(err, ctx.server);
+      process.stderr.write(`${visible(`provenant vault sign: the manifest store was not published: ${shown instanceof Error ? shown.message : String(shown)}`)}\n`);
+    }
   }
-  return failed.length === 0 ? 0 : 1;
+  return failed.length === 0 && !manifestFailed ? 0 : 1;
 }
 
 // ------------------------------------------------------------------ revoke, list, whoami

@@ -174,6 +174,20 @@ async function logLines(server: string, signatures: readonly Signature[], witnes
   return { lines, view, indexes, proofs };
 }
 
+/**
+ * Issue 33: the Content Credentials the repository holds for the records a file without
+ * its own matched (verify-file's recovered_credentials).
+ */
+function recoveredLines(recovered: NonNullable<VerifyFileAnswer['recovered_credentials']>, server: string): string[] {
+  if (recovered.length === 0) return [];
+  const lines = ['', `Recovered Content Credentials (this file has none; ${server} holds the manifests of the records it matched):`];
+  for (const r of recovered) {
+    const binding = r.soft_binding_matches === null ? 'no ISCC soft binding to compare' : r.soft_binding_matches ? `the file's ISCC matches its soft binding (${r.soft_binding_distance} bits apart)` : `the file's ISCC does NOT match its soft binding (${r.soft_binding_distance} bits apart)`;
+    lines.push(`  ${r.manifest_id}  for record ${r.action_hash}`, `    manifest    ${r.validation_state}${r.validation_codes.length > 0 ? ` (${r.validation_codes.join(', ')})` : ''}; ${binding}`, `    fetch       provenant c2pa recover FILE --server ${server}`);
+  }
+  return lines;
+}
+
 export const run: Command = async (args) => {
   const parsed = commandLine('verify', USAGE, args, OPTIONS);
   if (typeof parsed === 'number') return parsed;
@@ -249,6 +263,7 @@ export const run: Command = async (args) => {
   }
   const credentials = credentialsLines(perceptual.content_credentials);
   if (credentials.length > 0) lines.push('', ...credentials);
+  lines.push(...recoveredLines(perceptual.recovered_credentials ?? [], server));
   lines.push(...conflictLines(perceptual.conflicts));
   process.stdout.write(`${visibleLines(lines)}\n`);
   return 0;

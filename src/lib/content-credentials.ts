@@ -62,6 +62,10 @@ export interface CredentialsFound {
 /** The label of the assertion that carries a Provenant record in a vault's C2PA manifest (issue 21 part 2). */
 export const PROVENANT_RECORD_LABEL = 'provenant.record';
 
+/** The label of a soft binding assertion (C2PA 2.x 18.10), and the algorithm of the ISCC Content-Code in the C2PA soft binding algorithm list (identifier 3; issue 33). */
+export const SOFT_BINDING_LABEL = 'c2pa.soft-binding';
+export const ISCC_SOFT_BINDING_ALG = 'io.iscc.v0';
+
 
 /** What a vault puts in its provenant.record assertion: the signed record, as published. */
 export interface ProvenantRecordAssertionData {

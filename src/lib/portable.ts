@@ -49,7 +49,7 @@ export {
 export type { FeatureSet, FeatureMatch, FeaturePixels } from './features.js';
 export { FeatureIndex, FEATURE_INDEX_MAX_ID } from './feature-index.js';
 export type { FeatureCandidate, FeatureQueryOptions } from './feature-index.js';
-export { AI_SOURCE_TYPES, CREDENTIALS_STATES, PROVENANT_RECORD_LABEL, isAiSourceType, aiGenerationConflicts } from './content-credentials.js';
+export { AI_SOURCE_TYPES, CREDENTIALS_STATES, PROVENANT_RECORD_LABEL, SOFT_BINDING_LABEL, ISCC_SOFT_BINDING_ALG, isAiSourceType, aiGenerationConflicts } from './content-credentials.js';
 export type { ContentCredentials, CredentialsFound, CredentialsState, CredentialsAction, CredentialsSigner, CredentialsConflict, ProvenantRecordAssertion, ProvenantRecordAssertionData } from './content-credentials.js';
 // ISCC codes (ISO 24138, issue 33; docs/iscc.md) and BLAKE3, their Instance-Code's hash
 export { blake3, createBlake3, BLAKE3_BYTES } from './blake3.js';

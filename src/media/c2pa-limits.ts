@@ -352,6 +352,17 @@ export function measureManifestStores(bytes: Uint8Array, format: MediaFormat): {
   return { size, over: overLimit(size) };
 }
 
+/** Which limit a detached manifest store (application/c2pa, src/media/c2pa-store.ts) passes, in words, or null. */
+export function measureManifestStore(store: Uint8Array): string | null {
+  const size: ManifestStoreSize = { stores: 1, bytes: store.length, manifests: 0, assertions: 0, ingredients: 0, depth: 0 };
+  try {
+    if (size.bytes <= C2PA_LIMITS.maxBytes) superbox(store, 0, 0, '', size);
+  } catch (e) {
+    if (!(e instanceof Stop) && !(e instanceof OverLimit)) throw e;
+  }
+  return overLimit(size);
+}
+
 /** Which limit `size` passes, in words, or null. */
 function overLimit(s: ManifestStoreSize): string | null {
   const L = C2PA_LIMITS;

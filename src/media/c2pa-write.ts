@@ -161,6 +161,14 @@ const MIME: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png', tif
 
 /** A copy of `bytes` with a C2PA manifest: a c2pa.created action (with its digitalSourceType) and `manifest.assertions`, signed by `key`. */
 export async function writeContentCredentials(bytes: Uint8Array, manifest: C2paManifest, key: C2paSigningKey): Promise<Uint8Array> {
+  return (await writeContentCredentialsAndStore(bytes, manifest, key)).asset;
+}
+
+/**
+ * As writeContentCredentials, and the manifest store the copy embeds, detached
+ * (`application/c2pa`: what a manifest repository stores and serves, issue 33).
+ */
+export async function writeContentCredentialsAndStore(bytes: Uint8Array, manifest: C2paManifest, key: C2paSigningKey): Promise<{ asset: Uint8Array; store: Uint8Array }> {
   const format = detectType(bytes)?.format;
   const mime = format === undefined ? undefined : MIME[format];
   if (mime === undefined) throw new Error(`Content Credentials cannot be written into this file type (${format ?? 'unknown'})`);
@@ -185,7 +193,8 @@ export async function writeContentCredentials(bytes: Uint8Array, manifest: C2paM
       reserveSize: SIGNATURE_RESERVE,
       sign: async (claim: Uint8Array) => coseSign1(claim, chain, key.privateKeyPkcs8, SIGNATURE_RESERVE) as Uint8Array<ArrayBuffer>,
     };
-    return await builder.sign(signer, [], mime, new BytesBlob(bytes));
+    const signed = (await builder.signAndGetManifestBytes(signer, [], mime, new BytesBlob(bytes))) as { asset: Uint8Array; manifest: Uint8Array };
+    return { asset: signed.asset, store: signed.manifest };
   } finally {
     builder.free();
   }

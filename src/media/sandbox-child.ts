@@ -47,6 +47,8 @@ async function handle(req: SandboxRequest): Promise<unknown> {
       return (await import('./integrity.js')).integrityReport(req.bytes);
     case 'content-credentials':
       return (await import('./c2pa.js')).readContentCredentials(req.bytes);
+    case 'manifest-store':
+      return (await import('./c2pa-store.js')).readManifestStore(req.bytes);
     case 'abort':
       process.abort(); // as a decoder crashing in C code would
     // falls through (never reached)

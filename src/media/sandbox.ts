@@ -20,6 +20,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { MediaFormat } from '../lib/detect.js';
 import type { IntegrityReport } from '../lib/integrity.js';
+import type { ManifestStoreReading } from './c2pa-store.js';
 import type { ContentCredentials } from '../lib/content-credentials.js';
 import { compiledFile } from '../lib/wasm.js';
 import { deadlineOrDefault, msUntil } from './deadline.js';
@@ -34,6 +35,7 @@ type RequestBody =
   | { op: 'image-hashes'; bytes: Uint8Array; format: MediaFormat; options: ImageHashOptions }
   | { op: 'integrity'; bytes: Uint8Array }
   | { op: 'content-credentials'; bytes: Uint8Array }
+  | { op: 'manifest-store'; bytes: Uint8Array }
   | { op: 'abort' | 'hang' };
 
 /** What the child is asked to do (sandbox-child.ts). */
@@ -120,6 +122,15 @@ export class DecoderSandbox {
   /** The Content Credentials (C2PA, src/media/c2pa.ts) of a file's bytes, read in the sandbox process. */
   contentCredentials(bytes: Uint8Array, deadline?: number): Promise<ContentCredentials> {
     return this.request({ op: 'content-credentials', bytes }, deadline) as Promise<ContentCredentials>;
+  }
+
+  /**
+   * A detached C2PA manifest store read (src/media/c2pa-store.ts) in the sandbox process;
+   * a store it refuses rejects with an Error carrying the reason (not a SandboxError,
+   * which is the sandbox failing: crashed, or past the deadline).
+   */
+  manifestStore(bytes: Uint8Array, deadline?: number): Promise<ManifestStoreReading> {
+    return this.request({ op: 'manifest-store', bytes }, deadline) as Promise<ManifestStoreReading>;
   }
 
   /**

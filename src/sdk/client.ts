@@ -8,6 +8,7 @@ import type {
   ChallengeAnswer,
   DeviceKey,
   FuzzyQuery,
+  ManifestPublishAnswer,
   MatchAnswer,
   OwnSignature,
   PublishAnswer,
@@ -118,6 +119,15 @@ export class ProvenantClient {
     return this.call('POST', `${SIGN_IT}/publish`, { json });
   }
 
+  /**
+   * Issue 33: stores a detached C2PA manifest store (application/c2pa) in the repository,
+   * for the record its provenant.record assertion names; the store's own signature, by
+   * that record's signer, authenticates it. 201 stored, 200 stored before.
+   */
+  publishManifest(store: Uint8Array): Promise<ManifestPublishAnswer> {
+    return this.call('POST', `${SIGN_IT}/manifests`, { raw: store, contentType: 'application/c2pa' });
+  }
+
   /** decisions.md 2: publishes a revocation signed by the record's signer. */
   publishRevocation(revocation: RevocationEntry & { signature: string }): Promise<PublishAnswer> {
     return this.call('POST', `${SIGN_IT}/publish-revocation`, { json: revocation });
@@ -166,7 +176,7 @@ export class ProvenantClient {
     return this.call('POST', `${AUTH}/login`, { json: { email_or_username: emailOrUsername, password } });
   }
 
-  private async call<T>(method: string, path: string, options: { json?: unknown; raw?: Uint8Array | Blob; auth?: boolean } = {}): Promise<T> {
+  private async call<T>(method: string, path: string, options: { json?: unknown; raw?: Uint8Array | Blob; contentType?: string; auth?: boolean } = {}): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (options.auth) {
       if (!this.token) throw new ProvenantError(401, 'invalid_token', `${path} needs a token: pass one as ClientOptions.token`);
@@ -177,7 +187,7 @@ export class ProvenantClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.json);
     } else if (options.raw !== undefined) {
-      headers['content-type'] = 'application/octet-stream';
+      headers['content-type'] = options.contentType ?? 'application/octet-stream';
       body = options.raw as BodyInit;
     }
     return requestJson<T>(this.fetchImpl, `${this.baseUrl}${path}`, { method, headers, body });

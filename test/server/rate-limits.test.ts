@@ -11,7 +11,7 @@ const names = Object.keys(RATE_LIMITS) as RateLimitName[];
 test('docs/server.md lists every limit as the table states it, and no other', () => {
   const doc = readFileSync(new URL('../../docs/server.md', import.meta.url), 'utf8');
   for (const name of names) assert.ok(doc.includes(`| \`${name}\` | ${describeLimit(name)} |`), `docs/server.md: ${name} ${describeLimit(name)}`);
-  const listed = [...doc.matchAll(/^\| `([a-z:-]+)` \| [^|]+ \|$/gm)].map((m) => m[1]);
+  const listed = [...doc.matchAll(/^\| `([a-z0-9:-]+)` \| [^|]+ \|$/gm)].map((m) => m[1]);
   assert.equal(listed.sort(), [...names].sort());
 });
 

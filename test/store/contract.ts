@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { dataCode, imageCode, instanceCode, isccCode, isccDecompose, type SignatureRecord } from 'provenant';
 import {
+  MANIFESTS_PER_RECORD,
   reducedJson,
   StoreConflictError,
   StoreNotFoundError,
@@ -515,6 +516,34 @@ function signaturesContract(name: string, open: OpenStore): void {
     assert.equal((await store.signatures.reducedBySeqs(seqs)).map((r) => r.seq).sort((a, b) => a - b), [seqs[0], seqs[1]]);
     const stored = (await store.feed.since(0, 10_000)).filter((c) => c.kind === 'stored' && c.signature_seq >= seqs[0]);
     assert.equal(stored.map((c) => c.kind === 'stored' && c.has_fingerprint), [true, true, false]);
+  });
+
+  test('issue 33: manifest stores by id for a record; the same bytes again unchanged, other bytes a conflict; at most MANIFESTS_PER_RECORD; newest first per record', async ({ store }) => {
+    const key = agentKey();
+    const u = await newUser(store, { agentKey: key });
+    const [a, b] = [rowOf(u.id, recordOf(key)), rowOf(u.id, recordOf(key))];
+    await store.signatures.insertSignatures([a, b], personalCharge(u.id));
+    const [seqA, seqB] = await Promise.all([a, b].map(async (r) => (await store.signatures.get(r.action_hash))!.seq));
+    const manifest = (id: string, seq: number, storedAt: number, fill = 1) => ({
+      manifestId: id, seq, store: new Uint8Array(100).fill(fill), active: new Uint8Array(60).fill(fill), validationState: 'untrusted_signer' as const,
+      validationCodes: ['signingCredential.untrusted'], softBinding: 'ISCC:EEAX', storedAt,
+    });
+    const id = (n: number) => `urn:c2pa:00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    assert.is(await store.manifests.insert(manifest(id(1), seqA, 1000)), 'stored');
+    assert.is(await store.manifests.insert(manifest(id(1), seqA, 2000)), 'unchanged');
+    assert.is(await storeErrorOf(StoreConflictError, store.manifests.insert(manifest(id(1), seqA, 3000, 2))), 'manifest');
+    assert.is(await storeErrorOf(StoreNotFoundError, store.manifests.insert(manifest(id(2), 987_654_321, 1000))), 'record');
+    assert.is(await store.manifests.insert({ ...manifest(id(3), seqA, 5000), softBinding: null }), 'stored');
+    assert.is(await store.manifests.insert(manifest(id(4), seqB, 4000)), 'stored');
+    assert.ok(Buffer.from((await store.manifests.bytes(id(1), 'store'))!).equals(Buffer.alloc(100, 1)));
+    assert.ok(Buffer.from((await store.manifests.bytes(id(1), 'active'))!).equals(Buffer.alloc(60, 1)));
+    assert.is(await store.manifests.bytes(id(9), 'store'), undefined);
+    const entries = await store.manifests.bySeqs([seqA, seqB]);
+    assert.equal(entries.map((e) => [e.manifestId, e.seq, e.actionHash, e.softBinding]), [[id(3), seqA, a.action_hash, null], [id(1), seqA, a.action_hash, 'ISCC:EEAX'], [id(4), seqB, b.action_hash, 'ISCC:EEAX']]);
+    assert.equal(entries[1].validationCodes, ['signingCredential.untrusted']);
+    assert.equal(await store.manifests.bySeqs([]), []);
+    for (let n = 10; n < 10 + MANIFESTS_PER_RECORD - 1; n++) assert.is(await store.manifests.insert(manifest(id(n), seqB, n)), 'stored');
+    assert.is(await storeErrorOf(StoreConflictError, store.manifests.insert(manifest(id(99), seqB, 99))), 'manifest_limit');
   });
 
   test.run();

@@ -50,10 +50,10 @@ export function body(matches: readonly MatchedRecord[], none = false): string {
 }
 
 /**
- * The answer text with `content_credentials`, `embedded_record` and `conflicts`
- * appended. The cached answer is per fingerprint, the credentials per file, so they are
+ * The answer text with `content_credentials`, `embedded_record`, `conflicts` and
+ * (issue 33) `recovered_credentials` appended. The cached answer is per fingerprint, the credentials per file, so they are
  * added after the cache.
  */
-export function withCredentials(answer: string, credentials: ContentCredentials, embedded: EmbeddedRecord | null, conflicts: unknown[]): string {
-  return `${answer.slice(0, -1)},"content_credentials":${JSON.stringify(credentials)},"embedded_record":${JSON.stringify(embedded)},"conflicts":${JSON.stringify(conflicts)}}`;
+export function withCredentials(answer: string, credentials: ContentCredentials, embedded: EmbeddedRecord | null, conflicts: unknown[], recovered: unknown[]): string {
+  return `${answer.slice(0, -1)},"content_credentials":${JSON.stringify(credentials)},"embedded_record":${JSON.stringify(embedded)},"conflicts":${JSON.stringify(conflicts)},"recovered_credentials":${JSON.stringify(recovered)}}`;
 }

@@ -13,6 +13,7 @@ import type { Logger } from '../log.js';
 import type { Change, Store } from '../store/index.js';
 import { AnswerCache } from './answers.js';
 import { embeddedRecord, type EmbeddedRecord } from '../domain/embedded-record.js';
+import { recoverCredentials } from '../domain/manifests.js';
 import { body, withCredentials, type MatchedRecord, type ReducedText } from './present.js';
 import type { FuzzyRequest } from './schema.js';
 import { findMatches } from './pipeline.js';
@@ -510,15 +511,19 @@ function parseFingerprint(text: string | null): unknown {
  * Spec 4.2: an examined upload's matches (every candidate source that applies, confirmed
  * and presented by the pipeline; none for an unsupported or unreadable file), and (issue
  * 21, additive) the upload's Content Credentials, the record a vault embedded in them
- * (embeddedRecord), and the conflicts between the credentials and the records found
- * (aiGenerationConflicts).
+ * (embeddedRecord), the conflicts between the credentials and the records found
+ * (aiGenerationConflicts), and (issue 33) for a file without credentials, the manifests
+ * the records found have in the repository (recoverCredentials).
  */
 export async function verifyFile(deps: { matching: MatchingService; store: Store }, found: Examination): Promise<string> {
   const credentials = found.content_credentials ?? { present: null, message: 'not read' };
   const readable = found.fingerprint !== null || found.pdq_hash !== null;
-  const answer = readable ? body(await findMatches(deps.matching, found, VERIFY_FILE_THRESHOLD)) : body([], true);
+  const matches = readable ? await findMatches(deps.matching, found, VERIFY_FILE_THRESHOLD) : [];
+  const answer = readable ? body(matches) : body([], true);
   const embedded = credentials.present === true && credentials.provenant_record !== null ? await embeddedRecord(deps.store, credentials.provenant_record) : null;
-  return withCredentials(answer, credentials, embedded, credentialConflicts(answer, credentials, embedded));
+  // issue 33: a copy without credentials of its own gets those its records' signers stored
+  const recovered = credentials.present === true ? [] : await recoverCredentials(deps.store, matches.flatMap((m) => (m.seq === undefined ? [] : [m.seq])), found);
+  return withCredentials(answer, credentials, embedded, credentialConflicts(answer, credentials, embedded), recovered);
 }
 
 /**

@@ -80,21 +80,24 @@ export async function fingerprintUpload(deps: Pick<UploadDeps, 'config' | 'log' 
 
 /**
  * What verify-file needs of an upload: its Examination (every fingerprint its kind has)
- * with its Content Credentials (issue 21), from one pool task. A worker that failed
+ * with its Content Credentials (issue 21; unless `credentials` is false, as for the Soft
+ * Binding Resolution API's byContent), from one pool task. A worker that failed
  * examined nothing: no fingerprints, nothing claimed about the credentials.
  */
-export async function examineUpload(deps: Pick<UploadDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array): Promise<Examination> {
+export async function examineUpload(deps: Pick<UploadDeps, 'config' | 'log' | 'pool'>, bytes: Uint8Array, options: { credentials?: boolean } = {}): Promise<Examination> {
+  const credentials = options.credentials !== false;
   try {
     // a decoder's refusal is in `failure` (no fingerprints); its deadline throws, as fingerprint()'s
-    return await deps.pool.examine(bytes);
+    return await deps.pool.examine(bytes, { credentials });
   } catch (err) {
     poolFailure(deps, err);
-    return { kind: null, fingerprint: null, pdq_hash: null, iscc: null, content_credentials: { present: null, message: 'not read: the worker failed' } };
+    const failed: Examination = { kind: null, fingerprint: null, pdq_hash: null, iscc: null };
+    return credentials ? { ...failed, content_credentials: { present: null, message: 'not read: the worker failed' } } : failed;
   }
 }
 
 /** A pool failure as an ApiError (busy, timeout), or null for a file that could not be fingerprinted. */
-function poolFailure(deps: Pick<UploadDeps, 'config' | 'log'>, err: unknown): null {
+export function poolFailure(deps: Pick<UploadDeps, 'config' | 'log'>, err: unknown): null {
   if (err instanceof PoolError && (err.code === 'busy' || err.code === 'closed')) throw new ApiError('busy', undefined, {}, { 'Retry-After': '1' });
   if ((err instanceof PoolError || err instanceof FingerprintError) && err.code === 'timeout') {
     throw new ApiError('fingerprint_timeout', `Fingerprinting did not finish within ${deps.config.fingerprintTimeoutMs / 1000} seconds.`);

@@ -147,6 +147,27 @@ add('post', `${S}/publish`, { tag: 'sign-it', summary: 'Publish a record a vault
 add('post', `${S}/publish-revocation`, { tag: 'sign-it', summary: 'Publish a revocation a vault signed (decisions.md 2)',
   body: { schema: json(api.publishRevocationRequest, 'input') }, responses: { 200: ['stored', json(api.publishAnswer)] } });
 
+// issue 33: the C2PA Soft Binding Resolution API (C2PA 2.2's OpenAPI document, its paths under /c2pa/v1) and the repository's intake
+const C = '/c2pa/v1';
+const c2paStore = { type: 'string', contentMediaType: 'application/c2pa' };
+const maxResultsQuery = { maxResults: { schema: { type: 'integer', minimum: 1, default: 10 }, description: 'manifest ids at most (above 100: 100)' } };
+const badParameter: [string, Schema] = ['invalid_parameter (the body\'s `field` names which) or unsupported_algorithm', json(errorBody)];
+add('get', `${C}/services/supportedAlgorithms`, { tag: 'c2pa', summary: 'The soft binding algorithms resolved here (c2pa.softBindingAlgList): io.iscc.v0', limit: 'c2pa:supported-algorithms', responses: { 200: ['the algorithms', json(api.softBindingAlgList)] } });
+add('get', `${C}/matches/byBinding`, { tag: 'c2pa', summary: 'Manifest ids by a soft binding: for io.iscc.v0, records whose ISCC Content-Code is within 8 bits of the value (base64 of the code\'s text or binary form)', limit: 'c2pa:by-binding',
+  query: { alg: { schema: { type: 'string' }, required: true }, value: { schema: { type: 'string' }, required: true, description: 'base64' }, ...maxResultsQuery },
+  responses: { 200: ['the matches', json(api.softBindingQueryResult)], 400: badParameter, 414: ['query_too_long: use POST', json(errorBody)] } });
+add('post', `${C}/matches/byBinding`, { tag: 'c2pa', summary: 'Manifest ids by a soft binding given in the body (c2pa.softBindingQuery)', limit: 'c2pa:by-binding', query: maxResultsQuery,
+  body: { schema: json(api.softBindingQuery, 'input') }, responses: { 200: ['the matches', json(api.softBindingQueryResult)], 400: badParameter } });
+add('post', `${C}/matches/byContent`, { tag: 'c2pa', summary: 'Manifest ids of an uploaded asset (at most 50 MB), matched as verify-file matches it (with alg io.iscc.v0: by its ISCC Content-Code only)', limit: 'c2pa:by-content', body: bytes,
+  query: { alg: { schema: { type: 'string' } }, ...maxResultsQuery, hintAlg: { schema: { type: 'string' } }, hintValue: { schema: { type: 'string' }, description: 'base64, with hintAlg' } },
+  responses: { 200: ['the matches', json(api.softBindingQueryResult)], 400: badParameter, 415: ['unsupported_asset_type: a type (or a file) that cannot be fingerprinted', json(errorBody)] } });
+add('get', `${C}/manifests/{manifestId}`, { tag: 'c2pa', summary: 'A stored manifest store (application/c2pa), or with returnActiveManifest=true a store of its active manifest alone', limit: 'c2pa:manifests', path: { manifestId: 'the active manifest\'s label (urn:c2pa:UUID...)' },
+  query: { returnActiveManifest: { schema: { type: 'boolean', default: false } } },
+  responses: { 200: ['the store', c2paStore, 'application/c2pa'], 400: ['invalid_manifest_id or invalid_parameter', json(errorBody)], 404: ['not_found', json(errorBody)] } });
+add('post', `${S}/manifests`, { tag: 'c2pa', summary: 'Store a detached manifest store (application/c2pa, at most 1 MiB) for the record its provenant.record assertion names; signed by that record\'s signer, read by the reference reader', limit: 'sign-it:manifests',
+  body: { schema: c2paStore, type: 'application/c2pa' },
+  responses: { 201: ['stored', json(api.manifestPublishAnswer)], 200: ['stored before, these very bytes', json(api.manifestPublishAnswer)], 400: ['invalid_manifest', json(errorBody)], 403: ['manifest_signer_mismatch', json(errorBody)], 404: ['record_not_found', json(errorBody)], 409: ['manifest_exists or manifest_limit', json(errorBody)] } });
+
 const html = { type: 'string', contentMediaType: 'text/html' };
 add('get', `${S}/creator/{id}`, { tag: 'public', summary: "A creator's profile, stats and signatures (spec 4.6); a page with Accept: text/html", path: { id: 'agent key or DID' }, limit: 'sign-it:creator',
   responses: { 200: ['the profile', json(api.creatorAnswer)], '200 (text/html)': ['the page', html, 'text/html'] } });

@@ -17,6 +17,7 @@ export { reducedJson } from './reduced.js';
 export * from './signatures.js';
 export type { Store, StoreOptions } from './store.js';
 export * from './webhooks.js';
+export * from './manifests.js';
 export { openSqliteStore, type MigrationListener } from './sqlite/index.js';
 export { openPostgresStore, type PgStore } from './postgres/index.js';
 

@@ -1,7 +1,7 @@
 // The store as routes and services see it (decisions.md 2, 5, 6, 8): one interface per
 // table module, everything the server and the admin CLI persist, as plain objects (ids
 // are UUID strings, times Unix ms). Each table module (accounts.ts, signatures.ts,
-// contacts.ts, email-verifications.ts, webhooks.ts, oauth.ts, feed.ts) holds its
+// contacts.ts, email-verifications.ts, webhooks.ts, oauth.ts, feed.ts, manifests.ts) holds its
 // interface, its values, its rows and its queries, written once over ./sql.ts; an
 // engine (SQLite in ./sqlite/, PostgreSQL in ./postgres/) supplies the connections and
 // the dialect, and test/store/contract.ts holds every engine to the same behaviour.
@@ -25,6 +25,7 @@ import type { ChangeFeed, Feed } from './feed.js';
 import { createOAuthStore, type OAuthStore } from './oauth.js';
 import { createSignaturesStore, type SignaturesStore } from './signatures.js';
 import { createLogStore, type TransparencyLogStore } from './log.js';
+import { createManifestsStore, type ManifestsStore } from './manifests.js';
 import type { Db } from './sql.js';
 import { createWebhooksStore, type WebhooksStore } from './webhooks.js';
 
@@ -40,6 +41,8 @@ export interface Store {
   feed: ChangeFeed;
   /** The transparency log's entries, tiles and checkpoint (issue 27). */
   log: TransparencyLogStore;
+  /** The manifest repository's C2PA manifest stores (issue 33). */
+  manifests: ManifestsStore;
   /**
    * Records `fingerprint` (of the node's secrets; never the secrets) unless one is
    * recorded already, and returns the recorded one: nodes sharing a database compare it
@@ -68,7 +71,7 @@ export interface StoreOptions {
 }
 
 /** Every table's store over an engine's connections and its change feed. */
-export function tableStores(db: Db, feed: Feed, options: StoreOptions = {}): Pick<Store, 'accounts' | 'signatures' | 'contacts' | 'emailVerifications' | 'webhooks' | 'oauth' | 'feed' | 'log'> {
+export function tableStores(db: Db, feed: Feed, options: StoreOptions = {}): Pick<Store, 'accounts' | 'signatures' | 'contacts' | 'emailVerifications' | 'webhooks' | 'oauth' | 'feed' | 'log' | 'manifests'> {
   return {
     accounts: createAccountsStore(db, feed),
     signatures: createSignaturesStore(db, feed, { transparencyLog: options.transparencyLog ?? true }),
@@ -77,6 +80,7 @@ export function tableStores(db: Db, feed: Feed, options: StoreOptions = {}): Pic
     webhooks: createWebhooksStore(db),
     oauth: createOAuthStore(db),
     log: createLogStore(db, feed),
+    manifests: createManifestsStore(db),
     feed,
   };
 }

@@ -87,6 +87,7 @@ const UNIQUE_WHAT: Record<string, string> = {
   orgs_one_personal: 'personal_org',
   apps_id: 'app',
   challenges_hash: 'challenge',
+  c2pa_manifests_pkey: 'manifest',
 };
 
 /** Node's socket errors and pg's own messages for a connection that is gone or never came. */

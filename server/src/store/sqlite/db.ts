@@ -161,6 +161,7 @@ const UNIQUE_WHAT: Record<string, string> = {
   'orgs.owner_id': 'personal_org', // orgs_one_personal
   'apps.id': 'app',
   'challenges.hash': 'challenge',
+  'c2pa_manifests.manifest_id': 'manifest',
 };
 
 /**
