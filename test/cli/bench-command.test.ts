@@ -92,7 +92,11 @@ test('--json: originals by content, duplicates once, junk named with its reason,
   assert.match(first.peers.find((p) => p.name === 'opencv-orb')!.detail, /^@techstark\/opencv-js \d+\.\d+\.\d+$/);
 
   const hashes = first.quality.map((q) => q.hash);
-  assert.equal(hashes, ['ImagePHash', 'PDQ', 'Features', 'sharp-phash', 'imghash', 'opencv-orb', 'AudioChromaprint', 'VideoPHash', 'vPDQ']);
+  assert.equal(hashes, ['ImagePHash', 'PDQ', 'Features', 'ISCC-Image', 'sharp-phash', 'imghash', 'opencv-orb', 'AudioChromaprint', 'ISCC-Audio', 'VideoPHash', 'vPDQ', 'ISCC-Video']);
+  // issue 33: the ISCC Content-Code under the soft binding's rule (8 bits) and verify-file's source (4): a resize keeps it
+  const iscc = first.quality.find((q) => q.hash === 'ISCC-Image')!;
+  assert.equal(Object.keys(iscc.transforms[0].matched).sort(), ['binding<=8', 'source<=4']);
+  assert.ok(iscc.transforms.find((t) => t.transform === 'resize-50')!.matched['binding<=8'] >= 1, JSON.stringify(iscc.transforms.find((t) => t.transform === 'resize-50')));
   const image = first.quality[0];
   assert.is(image.transforms.length, 21); // suite v2: v1's 12 edits and issue 32's 9
   assert.ok(image.transforms.every((t) => t.variants === 2 && t.notMade === 0));

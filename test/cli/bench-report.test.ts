@@ -74,18 +74,18 @@ test('the report renders in Chromium with every plot, and nothing but itself is 
     const ids = plots.map((p) => p.id);
     // fpcalc is a peer where it is installed (.ci/run installs it for the ISCC tests)
     const fpcalc = old.peers.some((p) => p.name === 'fpcalc' && p.found);
-    const hashes = ['ImagePHash', 'PDQ', 'Features', 'sharp-phash', 'imghash', 'opencv-orb', 'AudioChromaprint', ...(fpcalc ? ['fpcalc'] : []), 'VideoPHash', 'vPDQ'];
+    const hashes = ['ImagePHash', 'PDQ', 'Features', 'ISCC-Image', 'sharp-phash', 'imghash', 'opencv-orb', 'AudioChromaprint', 'ISCC-Audio', ...(fpcalc ? ['fpcalc'] : []), 'VideoPHash', 'vPDQ', 'ISCC-Video'];
     const expected = ['recall-image', 'recall-audio', 'recall-video', 'roc-image', 'roc-audio', 'roc-video', ...hashes.map((h) => `histogram-${h}`), 'throughput', 'latency', 'compare-recall'];
     assert.equal([...ids].sort(), [...expected].sort());
     for (const p of plots) assert.ok(p.width > 200 && p.height > 100, `${p.id} is drawn at ${p.width}x${p.height}`);
     const by = Object.fromEntries(plots.map((p) => [p.id, p]));
-    assert.is(by['roc-image'].lines, 6, 'a ROC curve per image hash (ImagePHash, PDQ, Features and the three peers)');
-    assert.is(by['roc-audio'].lines, fpcalc ? 2 : 1, 'a ROC curve per audio hash (AudioChromaprint, and fpcalc where installed)');
-    assert.is(by['roc-video'].lines, 2, 'VideoPHash and vPDQ');
+    assert.is(by['roc-image'].lines, 7, 'a ROC curve per image hash (ImagePHash, PDQ, Features, ISCC-Image and the three peers)');
+    assert.is(by['roc-audio'].lines, fpcalc ? 3 : 2, 'a ROC curve per audio hash (AudioChromaprint, ISCC-Audio, and fpcalc where installed)');
+    assert.is(by['roc-video'].lines, 3, 'VideoPHash, vPDQ and ISCC-Video');
     // bars: the frame plus one per transform per hash
-    assert.is(by['recall-image'].bars, 1 + 21 * 6); // suite v2's 21 edits
-    assert.is(by['recall-audio'].bars, 1 + 4 * (fpcalc ? 2 : 1));
-    assert.is(by['recall-video'].bars, 1 + 4 * 2);
+    assert.is(by['recall-image'].bars, 1 + 21 * 7); // suite v2's 21 edits
+    assert.is(by['recall-audio'].bars, 1 + 4 * (fpcalc ? 3 : 2));
+    assert.is(by['recall-video'].bars, 1 + 4 * 3);
     for (const h of hashes) assert.ok(by[`histogram-${h}`].bars > 2, `histogram-${h} has bars`);
     assert.is(by.throughput.bars, 1 + 3 * 2, 'ours and decode-only per type');
     assert.ok(by['compare-recall'].bars >= 1);

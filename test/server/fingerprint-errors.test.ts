@@ -88,7 +88,7 @@ test('a truncated JPEG is fingerprint null and match_type none', async () => {
   assert.equal(await upload('/fingerprint', truncated), { status: 200, body: { fingerprint: null } });
   const v = await upload('/verify-file', truncated);
   assert.is(v.status, 200);
-  assert.equal({ ...v.body, content_credentials: undefined, embedded_record: undefined, conflicts: undefined }, { signatures: [], count: 0, match_type: 'none', content_credentials: undefined, embedded_record: undefined, conflicts: undefined }); // issue 21's fields: test/c2pa
+  assert.equal({ ...v.body, content_credentials: undefined, embedded_record: undefined, conflicts: undefined, recovered_credentials: undefined }, { signatures: [], count: 0, match_type: 'none', content_credentials: undefined, embedded_record: undefined, conflicts: undefined, recovered_credentials: undefined }); // issues 21 and 33's fields: test/c2pa
   assert.ok(sandboxDataLimits().includes(300 * 1024 * 1024), 'the decoder sandbox runs under PROVENANT_DECODER_MEMORY_MB');
 });
 

@@ -263,7 +263,7 @@ test('verify-file: empty body is 400 no_file; garbage, truncated and hostile fil
   for (const raw of [randomBytes(5000), png.subarray(0, 40), media('fruits.jpg').subarray(0, 300), bomb, Buffer.from('RIFF\0\0\0\0WAVEfmt ')]) {
     const r = await api('POST', `${S}/verify-file`, { raw: new Uint8Array(raw) });
     assert.is(r.status, 200);
-    assert.equal({ ...r.body, content_credentials: undefined, embedded_record: undefined, conflicts: undefined }, { signatures: [], count: 0, match_type: 'none', content_credentials: undefined, embedded_record: undefined, conflicts: undefined }); // issue 21's fields: test/c2pa
+    assert.equal({ ...r.body, content_credentials: undefined, embedded_record: undefined, conflicts: undefined, recovered_credentials: undefined }, { signatures: [], count: 0, match_type: 'none', content_credentials: undefined, embedded_record: undefined, conflicts: undefined, recovered_credentials: undefined }); // issues 21 and 33's fields: test/c2pa
   }
 });
 
@@ -368,7 +368,7 @@ test('verify-file: uploads beyond 2 x workers in flight get 503 busy at once', a
   for (const h of held) {
     const r = await h.finish();
     assert.is(r.status, 200);
-    assert.equal({ ...JSON.parse(r.body), content_credentials: undefined, embedded_record: undefined, conflicts: undefined }, { signatures: [], count: 0, match_type: 'none', content_credentials: undefined, embedded_record: undefined, conflicts: undefined }); // issue 21's fields: test/c2pa
+    assert.equal({ ...JSON.parse(r.body), content_credentials: undefined, embedded_record: undefined, conflicts: undefined, recovered_credentials: undefined }, { signatures: [], count: 0, match_type: 'none', content_credentials: undefined, embedded_record: undefined, conflicts: undefined, recovered_credentials: undefined }); // issues 21 and 33's fields: test/c2pa
   }
   const after = await api('POST', `${S}/verify-file`, { raw: media('cat.gif') });
   assert.is(after.status, 200);

@@ -36,7 +36,8 @@ export const ASSETS: ReadonlyMap<string, { file: string; type: string }> = new M
   // the whole browser entry as one module (scripts/bundle-browser.mjs): hashing, matching and the log's verifiers
   ['/assets/provenant/browser.js', { file: join(LIBRARY_ROOT, 'dist', 'src', 'browser.bundle.js'), type: JS }],
   ...LIBRARY_MODULES.map((m) => [`/assets/provenant/lib/${m}.js`, { file: join(LIBRARY_ROOT, 'dist', 'src', 'lib', `${m}.js`), type: JS }] as const),
-  ...(['simd', 'scalar'] as const).map((f) => [`/assets/provenant/core.${f}.wasm`, { file: join(LIBRARY_ROOT, 'build', `core.${f}.wasm`), type: 'application/wasm' }] as const),
+  // the kernels the page runs: hashing and ImagePHash (core), the ISCC Content-Code it asks the Soft Binding Resolution API by (iscc)
+  ...(['core', 'iscc'] as const).flatMap((k) => (['simd', 'scalar'] as const).map((f) => [`/assets/provenant/${k}.${f}.wasm`, { file: join(LIBRARY_ROOT, 'build', `${k}.${f}.wasm`), type: 'application/wasm' }] as const)),
 ]);
 
 const loaded = new Map<string, Promise<Buffer>>();

@@ -8,6 +8,8 @@
 // >= 60) and verify-fuzzy (>= 70). PDQ (issue 28): distance <= 31 between hashes of
 // quality >= 50 (Meta's thresholds), as stored, and with the query's eight dihedral
 // variants as verify-file tries them; and verify-file's own answer, ImagePHash or PDQ.
+// ISCC-Image, -Audio, -Video (issue 33): the Content-Code within 8 bits (the soft
+// binding's rule) and 4 (verify-file's ISCC source).
 // vPDQ: Meta's rule, at least 80 % of the query's frames (quality >= 50) within 31 of a
 // frame of the other; and VideoPHash or vPDQ. Peers have no bands: their rules are the
 // same similarity thresholds on their own bits.
@@ -24,6 +26,7 @@ import type { Fingerprint, HashType } from '../../lib/types.js';
 import type { FingerprintPool } from '../../pool/index.js';
 import type { FingerprintErrorCode } from '../../media/errors.js';
 import { compareFeatures, matchFeatures, MIN_COVERAGE, MIN_INLIERS, type FeatureSet } from '../../lib/features.js';
+import { ISCC_BINDING_MAX_DISTANCE, ISCC_SOURCE_MAX_DISTANCE, isccIndexKey } from '../../lib/iscc-index.js';
 
 /** One file's hash under one family. */
 export interface HashValue {
@@ -234,14 +237,53 @@ export const FEATURES_HASH: HashFamily = {
   ],
 };
 
-/** The library's hashes per media type: the spec's fingerprint, then PDQ or vPDQ beside it. */
+// ---- the ISCC Content-Code (issue 33) ------------------------------------------------
+
+/** A file's ISCC Content-Code as the index compares it (its first 64 body bits), or null (none, or left out of the index). */
+export function fromIscc(content: string | null | undefined): HashValue | null {
+  if (content === null || content === undefined) return null;
+  try {
+    const key = isccIndexKey(content);
+    return key === null ? null : { bytes: key.body, bands: null };
+  } catch {
+    return null;
+  }
+}
+
+/** Bits equal of the 64 compared, for two codes of one content type (each family is one type). */
+const isccBitsEqual = (a: HashValue, b: HashValue): number | null => {
+  if (a.bytes.length !== 8 || b.bytes.length !== 8) return null;
+  let d = 0;
+  for (let i = 0; i < 8; i++) for (let x = a.bytes[i] ^ b.bytes[i]; x; x &= x - 1) d++;
+  return 64 - d;
+};
+
+/** The ISCC Content-Code of a media type: how it finds copies as a soft binding (byBinding) and as verify-file's ISCC source. */
+function isccFamily(kind: MediaKind): HashFamily {
+  return {
+    name: `ISCC-${kind[0].toUpperCase()}${kind.slice(1)}`,
+    kind,
+    origin: 'provenant',
+    score: 'bits equal of the 64 compared (64 - Hamming distance of the Content-Codes)',
+    compare: isccBitsEqual,
+    rules: [
+      { name: `binding<=${ISCC_BINDING_MAX_DISTANCE}`, description: `within ${ISCC_BINDING_MAX_DISTANCE} bits: the Soft Binding Resolution API's byBinding, and a recovered manifest's soft binding matching the copy`, match: (_a, _b, s) => s !== null && 64 - s <= ISCC_BINDING_MAX_DISTANCE },
+      { name: `source<=${ISCC_SOURCE_MAX_DISTANCE}`, description: `within ${ISCC_SOURCE_MAX_DISTANCE} bits: verify-file's ISCC candidate source (nothing confirms it)`, match: (_a, _b, s) => s !== null && 64 - s <= ISCC_SOURCE_MAX_DISTANCE },
+    ],
+  };
+}
+
+/** The library's hashes per media type: the spec's fingerprint, then PDQ or vPDQ beside it, local features, the ISCC Content-Code. */
 export const OUR_HASHES: readonly HashFamily[] = [
   ours('ImagePHash', 'image'),
   PDQ_HASH,
   FEATURES_HASH,
+  isccFamily('image'),
   ours('AudioChromaprint', 'audio'),
+  isccFamily('audio'),
   ours('VideoPHash', 'video'),
   VPDQ_HASH,
+  isccFamily('video'),
 ];
 
 /** The spec's fingerprint of a media type (the one the pool's fingerprint answers). */
@@ -419,14 +461,14 @@ export async function findPeers(): Promise<Peer[]> {
 // ---- hashing in the pool ------------------------------------------------------------
 
 /** A failure's `code` when the examination said why (decode_failed: the decoders refused the file). */
-export type HashOutcome = { fingerprint: Fingerprint; pdq: PdqFingerprint | VpdqFingerprint | null } | { failure: string; code?: FingerprintErrorCode };
+export type HashOutcome = { fingerprint: Fingerprint; pdq: PdqFingerprint | VpdqFingerprint | null; iscc: string | null } | { failure: string; code?: FingerprintErrorCode };
 
 /** The pool's fingerprint task asked for the PDQ too (images: one decode gives both; video: vPDQ of the same frames). */
 export async function fingerprintWithPdq(pool: FingerprintPool, bytes: Uint8Array): Promise<HashOutcome> {
   const found = await pool.examine(bytes, { credentials: false });
   if (found.failure !== undefined) return { failure: found.failure.message, code: found.failure.code };
   if (found.fingerprint === null) return { failure: 'no fingerprint (not a supported file, or audio under about 3 s)' };
-  return { fingerprint: found.fingerprint, pdq: found.pdq_hash };
+  return { fingerprint: found.fingerprint, pdq: found.pdq_hash, iscc: found.iscc?.content ?? null };
 }
 
 /**

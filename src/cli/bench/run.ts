@@ -16,7 +16,7 @@ import { pdqFromHex } from '../../lib/pdq.js';
 import { createFingerprintPool, type FingerprintPool } from '../../pool/index.js';
 import { findOriginals, type Skipped } from './corpus.js';
 import { claimedKind, decoderRefused, type Junk } from './junk.js';
-import { findPeers, fromFingerprint, fromPdq, hashFiles, hashWithPeer, OUR_HASHES, ourHashFor, type HashFamily, type HashOutcome, type HashValue, type PeerStatus } from './hashes.js';
+import { findPeers, fromFingerprint, fromIscc, fromPdq, hashFiles, hashWithPeer, OUR_HASHES, ourHashFor, type HashFamily, type HashOutcome, type HashValue, type PeerStatus } from './hashes.js';
 import type { PdqFingerprint, VpdqFingerprint } from '../../lib/pdq.js';
 import { measureIndex, type IndexFigures } from './index-speed.js';
 import { loadEndpoint, serverBase, type EndpointLoad, type LoadRequest } from './load.js';
@@ -315,6 +315,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const originals = corpus.originals;
     const ourOf: (Fingerprint | null)[] = new Array(originals.length).fill(null);
     const pdqOf: (PdqFingerprint | VpdqFingerprint | null)[] = new Array(originals.length).fill(null);
+    /** Each file's ISCC Content-Code (issue 33), original or variant, by path. */
+    const isccOf = new Map<string, string | null>();
     const speed: SpeedFigures[] = [];
     o.progress.stage('hashing originals', originals.length);
     const timed: Record<string, { seconds: number; files: number }> = {};
@@ -337,6 +339,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         if ('fingerprint' in r) {
           ourOf[idx[k]] = r.fingerprint;
           pdqOf[idx[k]] = r.pdq;
+          isccOf.set(originals[idx[k]].path, r.iscc);
         } else {
           // a file named as media whose content the decoders refuse is junk, listed as such
           const { path } = originals[idx[k]];
@@ -401,6 +404,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     o.progress.stage('hashing variants', variants.length);
     const variantHashes = await hashFiles(pool, variants.map((v) => v.path), lanes, () => o.progress.tick());
     const variantFp = variantHashes.map((r) => ('fingerprint' in r ? r.fingerprint : null));
+    variantHashes.forEach((r, k) => isccOf.set(variants[k].path, 'fingerprint' in r ? r.iscc : null));
 
     // 5b. PDQ's eight dihedral hashes of every image, original or variant: verify-file tries
     // a query's rotations and mirrors, and any image may be a query (pairs of originals too)
@@ -423,6 +427,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const valueOf = (family: HashFamily, path: string, fp: Fingerprint | null, pdq: PdqFingerprint | VpdqFingerprint | null): HashValue | null => {
       if (fp === null) return null;
       if (family.name === fp.hash_type) return fromFingerprint(fp);
+      if (family.name.startsWith('ISCC-')) return fromIscc(isccOf.get(path));
       if (family.name === 'Features') {
         const pdqValue = pdq === null || pdq.hash_type !== 'PDQ' ? null : { ...fromPdq(pdq, fromFingerprint(fp)), dihedral: dihedral.get(path) };
         const set = featuresOf.get(path) ?? null;

@@ -10,21 +10,27 @@
 // the served checkpoint proven to extend the bundle's (same root, or a consistency proof
 // from the served tiles). The line says what was checked, or why not.
 import {
-  initWasm, simdSupported, createSha256, imagePHashFromPixels,
+  initWasm, simdSupported, createSha256, imagePHashFromPixels, isccImageCodeFromPixels,
   verifyProofBundle, verifyCheckpoint, verifyConsistency, proveConsistency, tileHashReader, tilePath, entriesPath,
   decodeEntryBundle, tileWidthAt, parseNote,
 } from '/assets/provenant/browser.js';
 
 const API = '/api/v1/sign-it';
+/** The C2PA Soft Binding Resolution API of this server (issue 33). */
+const C2PA_API = '/c2pa/v1';
 /** At most this many perceptually matching files are looked up in full. */
 const MAX_DETAILED = 10;
 const $ = (id) => document.getElementById(id);
 
 const ready = (async () => {
   const flavor = simdSupported ? 'simd' : 'scalar';
-  const res = await fetch(`/assets/provenant/core.${flavor}.wasm`);
-  if (!res.ok) throw new Error(`the WebAssembly kernel did not load (${res.status})`);
-  await initWasm({ modules: { core: await res.arrayBuffer() }, flavor });
+  const load = async (kernel) => {
+    const res = await fetch(`/assets/provenant/${kernel}.${flavor}.wasm`);
+    if (!res.ok) throw new Error(`the WebAssembly kernel ${kernel} did not load (${res.status})`);
+    return res.arrayBuffer();
+  };
+  const [core, iscc] = await Promise.all([load('core'), load('iscc')]);
+  await initWasm({ modules: { core, iscc }, flavor });
 })();
 
 function setStatus(text, isError = false) {
@@ -55,7 +61,10 @@ async function sha256Of(file) {
   return hasher.digestHex();
 }
 
-/** The ImagePHash of an image as this browser decodes it (decisions.md 3: alpha over white), or null. */
+/**
+ * The ImagePHash of an image as this browser decodes it (decisions.md 3: alpha over white)
+ * and its ISCC Content-Code (issue 33: the soft binding a repository resolves), or null.
+ */
 async function imageFingerprint(file) {
   let bitmap;
   try {
@@ -70,7 +79,43 @@ async function imageFingerprint(file) {
   ctx.drawImage(bitmap, 0, 0);
   const data = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
   bitmap.close();
-  return imagePHashFromPixels(new Uint8Array(data.buffer, data.byteOffset, data.length), canvas.width, canvas.height, 4);
+  const pixels = new Uint8Array(data.buffer, data.byteOffset, data.length);
+  let iscc = null;
+  try {
+    iscc = isccImageCodeFromPixels(pixels, canvas.width, canvas.height, 4).iscc;
+  } catch {
+    // no code (a picture too small): matching goes on without it
+  }
+  return { fp: imagePHashFromPixels(pixels, canvas.width, canvas.height, 4), iscc };
+}
+
+/**
+ * The manifests a stripped copy's ISCC Content-Code finds through this server's Soft
+ * Binding Resolution API (byBinding, GET), as verify-file's recovered_credentials would
+ * list them (only ids: the state of each is in its store, downloadable).
+ */
+async function manifestsByBinding(iscc) {
+  const value = btoa(iscc);
+  const res = await fetch(`${C2PA_API}/matches/byBinding?alg=io.iscc.v0&value=${encodeURIComponent(value)}&maxResults=5`);
+  if (!res.ok) return [];
+  const body = await res.json().catch(() => null);
+  return (body?.matches ?? []).map((m) => ({ manifest_id: m.manifestId, similarity: m.similarityScore }));
+}
+
+/** The recovered credentials (verify-file's recovered_credentials, or byBinding's ids) as cards. */
+function showRecovered(recovered) {
+  const list = $('recovered-list');
+  list.replaceChildren(...recovered.map((r) => {
+    const node = $('recovered-template').content.firstElementChild.cloneNode(true);
+    const q = (sel) => node.querySelector(sel);
+    q('.manifest-id').textContent = r.manifest_id;
+    q('.action-hash').textContent = r.action_hash ?? 'see the manifest';
+    q('.validation').textContent = r.validation_state === undefined ? `found by the ISCC soft binding${r.similarity === undefined ? '' : `, ${r.similarity}% similar`}` : `${r.validation_state.replace('_', ' ')} as stored${r.validation_codes.length ? ` (${r.validation_codes.join(', ')})` : ''}`;
+    q('.binding').textContent = r.soft_binding_matches === undefined ? 'io.iscc.v0' : r.soft_binding_matches === null ? 'none to compare' : r.soft_binding_matches ? `matches this file (${r.soft_binding_distance} bits apart)` : `does not match this file (${r.soft_binding_distance} bits apart)`;
+    q('.download').href = `${C2PA_API}/manifests/${encodeURIComponent(r.manifest_id)}`;
+    return node;
+  }));
+  $('recovered').hidden = recovered.length === 0;
 }
 
 async function api(path, init) {
@@ -271,6 +316,7 @@ function askToUpload(file) {
 
 async function check(file) {
   $('results').hidden = true;
+  $('recovered').hidden = true;
   $('consent').hidden = true;
   try {
     await ready;
@@ -282,16 +328,22 @@ async function check(file) {
     setStatus('Looking up exact matches…');
     const exact = (await verify(hash)).signatures;
     let reduced = [];
+    let recovered = [];
     const kind = file.type.split('/')[0];
     if (kind === 'audio' || kind === 'video') {
       show(exact, []);
       if (await askToUpload(file)) {
         setStatus('Fingerprinting on the server…');
-        reduced = (await api('/verify-file', { method: 'POST', body: file })).signatures;
+        const answer = await api('/verify-file', { method: 'POST', body: file });
+        reduced = answer.signatures;
+        recovered = answer.recovered_credentials ?? [];
         $('fingerprint').textContent = 'computed by the server';
       }
     } else {
-      const fp = await imageFingerprint(file);
+      const found = await imageFingerprint(file);
+      const fp = found?.fp;
+      // a file that lost its credentials: the manifests its ISCC code finds (exact copies have their records above)
+      if (found?.iscc && exact.length === 0) recovered = await manifestsByBinding(found.iscc);
       if (fp) {
         $('fingerprint').textContent = `${fp.hash_type} ${fp.hash_value.map((b) => b.toString(16).padStart(2, '0')).join('')}`;
         setStatus('Looking up perceptual matches…');
@@ -303,6 +355,7 @@ async function check(file) {
       }
     }
     show(exact, await detailsOf(reduced, hash));
+    showRecovered(recovered);
   } catch (err) {
     setStatus(`Could not check the file: ${err.message}`, true);
   } finally {
