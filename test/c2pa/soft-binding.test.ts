@@ -330,10 +330,15 @@ test('malformed and missing parameters are 400 naming which; unknown ids 404; lo
   const badBody = await api('POST', '/matches/byBinding', { body: JSON.stringify([1]), type: 'application/json' });
   assert.equal([badBody.status, badBody.json.field], [400, 'body']);
 
-  for (const id of ['nonsense', 'urn:c2pa:not-a-uuid', `urn:c2pa:${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}/../x`]) {
+  for (const id of ['nonsense', 'urn:c2pa:not-a-uuid', `urn:c2pa:${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}/../x`, `urn:c2pa:${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}\u0000`, 'x'.repeat(5000)]) {
     const res = await api('GET', `/manifests/${encodeURIComponent(id)}`);
-    assert.equal([res.status, res.json.error], [400, 'invalid_manifest_id'], id);
+    assert.equal([res.status, res.json.error], [400, 'invalid_manifest_id'], id.slice(0, 80));
   }
+  // odd spellings: a broken percent-escape, a trailing slash
+  const broken = await api('GET', '/manifests/%E0%A4%A');
+  assert.equal([broken.status, broken.json.error], [400, 'invalid_manifest_id']);
+  const slash = await fetch(`${srv.url}/c2pa/v1/services/supportedAlgorithms/`);
+  assert.is(slash.status, 200);
   const unknown = await api('GET', `/manifests/${encodeURIComponent('urn:c2pa:6a0f2b3c-1111-4222-8333-944455556666')}`);
   assert.equal([unknown.status, unknown.json.error], [404, 'not_found']);
   const badFlag = await api('GET', `/manifests/${encodeURIComponent('urn:c2pa:6a0f2b3c-1111-4222-8333-944455556666')}?returnActiveManifest=yes`);

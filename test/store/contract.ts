@@ -544,6 +544,9 @@ function signaturesContract(name: string, open: OpenStore): void {
     assert.equal(await store.manifests.bySeqs([]), []);
     for (let n = 10; n < 10 + MANIFESTS_PER_RECORD - 1; n++) assert.is(await store.manifests.insert(manifest(id(n), seqB, n)), 'stored');
     assert.is(await storeErrorOf(StoreConflictError, store.manifests.insert(manifest(id(99), seqB, 99))), 'manifest_limit');
+    // one store sent five times at once (two nodes, a retry): stored once, the others see it stored
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => store.manifests.insert(manifest(id(7), seqA, 7000, 3))));
+    assert.equal(outcomes.sort(), ['stored', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
   });
 
   test.run();

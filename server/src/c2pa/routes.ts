@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import { C2PA_STORE_TYPE, MANIFEST_STORE_MAX_BYTES, PoolError, type ManifestStoreOutcome, type ManifestStoreReading } from 'provenant';
 import type { ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
-import { jsonBody, readRawBody } from '../body.js';
+import { discardBody, jsonBody, readRawBody } from '../body.js';
 import { rateLimit } from '../ratelimit.js';
 import { rateLimitOf } from '../rate-limits.js';
 import { storeManifest } from '../domain/manifests.js';
@@ -38,14 +38,14 @@ export function c2paRoutes(deps: ServerDeps): Router {
   });
 
   router.post('/matches/byBinding', rateLimit(deps, rateLimitOf('c2pa:by-binding')), jsonBody(), async (ctx) => {
-    requireJson(ctx);
+    refusingBody(ctx, () => requireJson(ctx));
     ctx.body = queryResult(await resolveByBinding(deps, parseBindingBody(ctx.request.body, ctx.query as Query)));
   });
 
   // verify-file's pipeline over the asset (every fingerprint), its limits: 50 MB, the
   // upload gate, the fingerprint deadline; a type the pool cannot fingerprint is 415
   router.post('/matches/byContent', rateLimit(deps, rateLimitOf('c2pa:by-content')), async (ctx) => {
-    const query = parseContentQuery(ctx.query as Query);
+    const query = refusingBody(ctx, () => parseContentQuery(ctx.query as Query));
     const leave = deps.uploads.enter(ctx);
     try {
       const bytes = await readUpload(deps, ctx);
@@ -71,6 +71,16 @@ export function c2paRoutes(deps: ServerDeps): Router {
   });
 
   return router;
+}
+
+/** `parse`'s value; when it throws, the upload is discarded unread (a refusal sent before the body was read, as the upload gate's). */
+function refusingBody<T>(ctx: Context, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    discardBody(ctx);
+    throw err;
+  }
 }
 
 /** A JSON body (POST byBinding): 415 for another content type, which jsonBody leaves unread. */
@@ -110,7 +120,9 @@ export function manifestIntakeRoutes(deps: ServerDeps): Router {
   const router = new Router();
   router.post('/manifests', rateLimit(deps, rateLimitOf('sign-it:manifests')), async (ctx) => {
     const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
-    if (!STORE_TYPES.has(type)) throw new ApiError('unsupported_media_type', `Send the manifest store's bytes as ${C2PA_STORE_TYPE}.`);
+    refusingBody(ctx, () => {
+      if (!STORE_TYPES.has(type)) throw new ApiError('unsupported_media_type', `Send the manifest store's bytes as ${C2PA_STORE_TYPE}.`);
+    });
     const leave = deps.uploads.enter(ctx);
     try {
       const bytes = await readRawBody(ctx, MANIFEST_STORE_MAX_BYTES, { pace: { graceMs: deps.config.uploadGraceMs, minRate: deps.config.uploadMinRate } });

@@ -62,29 +62,40 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && Buf
 
 export function createManifestsStore(db: Db): ManifestsStore {
   const d = db.dialect;
+  const bytes = async (manifestId: string, which: 'store' | 'active') => {
+    const row = await db.get<{ b: Uint8Array }>(`SELECT ${which === 'store' ? 'store' : 'active'} AS b FROM c2pa_manifests WHERE manifest_id = ?`, [manifestId]);
+    return row === undefined ? undefined : bytesOf(row.b);
+  };
+  const insertOnce = (m: NewManifest) =>
+    db.transaction(async (tx): Promise<'stored' | 'unchanged'> => {
+      const held = await tx.get<{ store: Uint8Array }>('SELECT store FROM c2pa_manifests WHERE manifest_id = ?', [m.manifestId]);
+      if (held !== undefined) {
+        if (sameBytes(bytesOf(held.store), m.store)) return 'unchanged';
+        throw new StoreConflictError('manifest');
+      }
+      const count = await tx.get<{ n: number }>('SELECT count(*) AS n FROM c2pa_manifests WHERE seq = ?', [m.seq]);
+      if (Number(count?.n ?? 0) >= MANIFESTS_PER_RECORD) throw new StoreConflictError('manifest_limit');
+      await tx.run(
+        `INSERT INTO c2pa_manifests (manifest_id, seq, store, active, validation_state, validation_codes, soft_binding, stored_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        [m.manifestId, m.seq, Buffer.from(m.store), Buffer.from(m.active), m.validationState, JSON.stringify(m.validationCodes), m.softBinding, m.storedAt],
+      );
+      return 'stored';
+    }, 'record');
   return {
-    insert(m) {
-      return db.transaction(async (tx) => {
-        const held = await tx.get<{ store: Uint8Array }>('SELECT store FROM c2pa_manifests WHERE manifest_id = ?', [m.manifestId]);
-        if (held !== undefined) {
-          if (sameBytes(bytesOf(held.store), m.store)) return 'unchanged';
-          throw new StoreConflictError('manifest');
-        }
-        const count = await tx.get<{ n: number }>('SELECT count(*) AS n FROM c2pa_manifests WHERE seq = ?', [m.seq]);
-        if (Number(count?.n ?? 0) >= MANIFESTS_PER_RECORD) throw new StoreConflictError('manifest_limit');
-        await tx.run(
-          `INSERT INTO c2pa_manifests (manifest_id, seq, store, active, validation_state, validation_codes, soft_binding, stored_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-          [m.manifestId, m.seq, Buffer.from(m.store), Buffer.from(m.active), m.validationState, JSON.stringify(m.validationCodes), m.softBinding, m.storedAt],
-        );
-        return 'stored';
-      }, 'record');
+    async insert(m) {
+      try {
+        return await insertOnce(m);
+      } catch (err) {
+        // two nodes storing one id at once: the later insert conflicts; the same bytes are no conflict
+        if (!(err instanceof StoreConflictError && err.what === 'manifest')) throw err;
+        const held = await bytes(m.manifestId, 'store');
+        if (held !== undefined && sameBytes(held, m.store)) return 'unchanged';
+        throw err;
+      }
     },
 
-    async bytes(manifestId, which) {
-      const row = await db.get<{ b: Uint8Array }>(`SELECT ${which === 'store' ? 'store' : 'active'} AS b FROM c2pa_manifests WHERE manifest_id = ?`, [manifestId]);
-      return row === undefined ? undefined : bytesOf(row.b);
-    },
+    bytes,
 
     async bySeqs(seqs) {
       if (seqs.length === 0) return [];
