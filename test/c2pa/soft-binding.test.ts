@@ -344,6 +344,22 @@ test('malformed and missing parameters are 400 naming which; unknown ids 404; lo
   const badFlag = await api('GET', `/manifests/${encodeURIComponent('urn:c2pa:6a0f2b3c-1111-4222-8333-944455556666')}?returnActiveManifest=yes`);
   assert.equal([badFlag.status, badFlag.json.field], [400, 'returnActiveManifest']);
 
+  // the store failing under a request: the document's 500, the server still up
+  const manifests = srv.deps.store.manifests;
+  const { bytes, bySeqs } = manifests;
+  manifests.bytes = async () => { throw new Error('disk on fire'); };
+  manifests.bySeqs = async () => { throw new Error('disk on fire'); };
+  try {
+    const failed = await api('GET', `/manifests/${encodeURIComponent('urn:c2pa:6a0f2b3c-1111-4222-8333-944455556666')}`);
+    assert.equal([failed.status, failed.json.error], [500, 'internal_error']);
+    assert.not.match(JSON.stringify(failed.json), /disk on fire/, 'the cause stays in the log');
+    const byBinding = await api('GET', `/matches/byBinding?alg=io.iscc.v0&value=${encodeURIComponent(code)}`);
+    assert.is(byBinding.status, 500);
+  } finally {
+    Object.assign(manifests, { bytes, bySeqs });
+  }
+  assert.is((await api('GET', '/services/supportedAlgorithms')).status, 200);
+
   // byContent: not a type we fingerprint is 415; an empty body, a bad parameter 400 (the document lists neither for this operation)
   const noise = new Uint8Array(1000).map((_, i) => (i * 151 + 7) & 0xff); // no media type, not text
   const unknownType = await api('POST', '/matches/byContent', { body: new Blob([noise]), type: 'application/octet-stream' });
