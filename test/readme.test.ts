@@ -65,6 +65,10 @@ test('the walkthrough: account, vault, sign, verify a resized copy, amend, revok
     assert.ok(agentKey, `vault init printed the agent key: ${run.stdout}`);
     // the resized copy: a perceptual match with Ana's signature
     assert.match(run.stdout, new RegExp(`fruits-small\\.jpg: 0 exact, 1 perceptual match[\\s\\S]*Perceptual, similarity \\d+[\\s\\S]*signer +${agentKey}`));
+    // issue 33: the resized copy lost its Content Credentials; verify-file and the Soft Binding Resolution API recover them
+    assert.match(run.stdout, /Recovered Content Credentials[\s\S]*urn:c2pa:[0-9a-f-]+ +for record [0-9a-f]{64}/);
+    assert.match(run.stdout, /fruits-small\.jpg: recovered urn:c2pa:[0-9a-f-]+ from http:\/\/\S+\/c2pa\/v1 \((byBinding|byContent)/);
+    assert.match(run.stdout, /record +[0-9a-f]{64} on \S+: re-verified offline/);
     // the chain and the revocation, read from the server itself
     const hash = createHash('sha256').update(readFileSync(PHOTO)).digest('hex');
     const { signatures } = (await (await fetch(`${url}/api/v1/sign-it/verify?hash=${hash}`)).json()) as { signatures: Record<string, unknown>[] };
