@@ -40,6 +40,14 @@ export const MIN_FEATURES = 48;
 export const MIN_INLIERS = 26;
 /** ... and its inliers must span this share of the query's area (a clump of inliers on a logo is not a picture). */
 export const MIN_COVERAGE = 0.06;
+/**
+ * A verify-file candidate PDQ finds within this many bits (of 256, the query's dihedral
+ * hashes, both of quality >= 50) stands when the geometric check fails: a copy too small
+ * or too soft for its features to agree (a quarter-size copy), which PDQ still finds.
+ * Meta's own threshold: distinct pictures of the dev corpus come this close in 0.03 % of
+ * pairs, against 6 % for ImagePHash at 60 (docs/features.md).
+ */
+export const NEAR_COPY_PDQ_DISTANCE = 31;
 /** The encoded set's header: 'PF', version, 0, width u16, height u16, count u16 (little-endian). */
 const HEADER_BYTES = 10;
 /** The most features one set holds (the kernel's MAX_FEATURES). */

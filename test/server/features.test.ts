@@ -2,8 +2,9 @@
 // a record's feature set beside it, bound by the signed digest; GET /verify says
 // has_features; POST /verify-file finds a cropped, framed or rotated copy by features
 // where the global hashes miss it, and confirms every candidate whose record has
-// features: one whose features are of another picture is dropped (unless PDQ finds it as a
-// near-exact copy), one without features follows today's rule; the features survive a restart (loaded from the store).
+// features: one whose features are of another picture is dropped (unless PDQ finds it
+// within 31 bits), one without features follows today's rule; the features survive a
+// restart (loaded from the store).
 // postgres/suites.test.ts runs this file again on PostgreSQL.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -126,7 +127,7 @@ test('POST /verify-file: cropped, framed and rotated copies are found by Feature
   }
 });
 
-test("a candidate whose record's features are of another picture is dropped unless PDQ finds it as a near-exact copy; a record without features keeps today's rule", async () => {
+test("a candidate whose record's features are of another picture is dropped unless PDQ finds it (within Meta's 31 bits); a record without features keeps today's rule", async () => {
   const d = await vaultDevice(srv.url);
   const e = await examined(PHOTO);
   const other = await examined(OTHER);

@@ -1,21 +1,13 @@
 // The one confirmation stage (issue 32): every candidate whose record has local features
 // is confirmed by the geometric check before it is returned, whichever source found it;
 // one that fails it is dropped. Candidates of records without features follow today's
-// rule unchanged, and so does one PDQ finds as a near-exact copy (NEAR_COPY_PDQ_DISTANCE).
+// rule unchanged, and so does one PDQ finds within Meta's threshold (NEAR_COPY_PDQ_DISTANCE).
 // A query without features (a flat image, or one too small: fewer than
 // MIN_FEATURES keypoints) cannot be checked at all, so its candidates follow today's rule
 // too, as a record without features does: the features decide only where they can.
-import { encodeFeatureSet, type Examination, type FeatureMatch } from 'provenant';
+import { NEAR_COPY_PDQ_DISTANCE, encodeFeatureSet, type Examination, type FeatureMatch } from 'provenant';
 import type { MatchingService } from './service.js';
 import type { Candidate } from './sources/source.js';
-
-/**
- * A candidate PDQ finds within this many bits (of 256) is kept when the check fails: a
- * near-exact copy, typically one too small for its features to agree (a quarter-size
- * copy of a small picture). Distinct pictures of the dev corpus are never this close
- * (docs/features.md).
- */
-export const NEAR_COPY_PDQ_DISTANCE = 10;
 
 /**
  * A confirmed feature match's similarity, 0-100 as spec 2.3 has it: 60 (verify-file's
@@ -38,7 +30,7 @@ export async function confirmByFeatures(matching: MatchingService, found: Examin
     }
     const match = checked.get(c.seq);
     if (match == null) {
-      // not confirmed: dropped, unless PDQ found it as a near-exact copy (a copy too small for its features to agree)
+      // not confirmed: dropped, unless PDQ found it (a copy too small or soft for its features to agree)
       if (c.pdqDistance !== undefined && c.pdqDistance <= NEAR_COPY_PDQ_DISTANCE) out.push(c);
       continue;
     }

@@ -25,7 +25,7 @@ import { pdqDistance, pdqFromHex, type PdqFingerprint, type VpdqFingerprint } fr
 import type { Fingerprint, HashType } from '../../lib/types.js';
 import type { FingerprintPool } from '../../pool/index.js';
 import type { FingerprintErrorCode } from '../../media/errors.js';
-import { compareFeatures, matchFeatures, MIN_COVERAGE, MIN_INLIERS, type FeatureSet } from '../../lib/features.js';
+import { compareFeatures, matchFeatures, MIN_COVERAGE, MIN_INLIERS, NEAR_COPY_PDQ_DISTANCE, type FeatureSet } from '../../lib/features.js';
 import { ISCC_BINDING_MAX_DISTANCE, ISCC_SOURCE_MAX_DISTANCE, isccIndexKey } from '../../lib/iscc-index.js';
 
 /** One file's hash under one family. */
@@ -209,8 +209,6 @@ export const VPDQ_HASH: HashFamily = {
 
 const PDQ_VERIFY_FILE = PDQ_HASH.rules[2];
 
-/** verify-file keeps a candidate the check fails when PDQ finds it within this many bits (server/src/matching/confirm.ts). */
-export const NEAR_COPY_PDQ_DISTANCE = 10;
 const nearCopy = (a: HashValue, b: HashValue) => a.pdq != null && b.pdq != null && pdqGood(a.pdq) && pdqGood(b.pdq) && dihedralDistance(a.pdq, b.pdq) <= NEAR_COPY_PDQ_DISTANCE;
 
 /** The geometric check of the query's features against the record's stored ones. */
