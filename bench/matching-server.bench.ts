@@ -15,14 +15,14 @@
 //
 //   node --import tsx bench/matching-server.bench.ts
 //   MATCH_SERVER_STORED=100000 node --import tsx bench/matching-server.bench.ts
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import sqlite3 from 'sqlite3';
-import { compiled, xorshift } from './support.js';
+import { benchChild, compiled, sqliteRun, stopChild, xorshift } from './support.js';
 
 /** The parts of autocannon's result used here (the package ships no types). */
 interface LoadResult {
@@ -86,10 +86,6 @@ async function serveHello(answerFile?: string): Promise<void> {
 
 // ---- the stored fingerprints ----
 
-function run(db: sqlite3.Database, text: string, params: unknown[] = []): Promise<void> {
-  return new Promise((resolve, reject) => db.run(text, params, (err) => (err ? reject(err) : resolve())));
-}
-
 /** A data directory holding `n` vault-published image signatures (random hashes, one planted original). */
 async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }> {
   const dir = `/tmp/provenant-bench-match-v3-${n}`;
@@ -104,7 +100,7 @@ async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }
   await db0.close();
   const t = performance.now();
   const db = new sqlite3.Database(join(dir, 'provenant.db'));
-  await run(db, `INSERT INTO users (id, created_at) VALUES ('bench-user', 0)`);
+  await sqliteRun(db, `INSERT INTO users (id, created_at) VALUES ('bench-user', 0)`);
   const BATCH = 20_000;
   for (let start = 0; start < n; start += BATCH) {
     const rows: string[] = [];
@@ -121,12 +117,12 @@ async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }
       };
       rows.push(JSON.stringify([`a${key}`, record.file_hash, record.signed_at, JSON.stringify(record), reducedJson(record as never)]));
     }
-    await run(db, `INSERT INTO signatures (action_hash, file_hash, signer, signed_at, intent, supersedes, has_fingerprint, record,
+    await sqliteRun(db, `INSERT INTO signatures (action_hash, file_hash, signer, signed_at, intent, supersedes, has_fingerprint, record,
         signature, user_id, app_id, source, published_at, pool, org_id, overage)
       SELECT value->>0, value->>1, 'uhCAkbench', value->>2, 'Authorship', NULL, 1, value->>3, 'sig', 'bench-user', NULL, 'vault',
         value->>2, 'personal', NULL, 0 FROM json_each(?)`, [`[${rows.join(',')}]`]);
     // the reduced answer text the store's insert writes beside each fingerprinted record
-    await run(db, `INSERT INTO signature_reduced (seq, signed_at, reduced)
+    await sqliteRun(db, `INSERT INTO signature_reduced (seq, signed_at, reduced)
       SELECT s.seq, s.signed_at, value->>4 FROM json_each(?) JOIN signatures s ON s.action_hash = value->>0`, [`[${rows.join(',')}]`]);
   }
   await new Promise<void>((resolve) => db.close(() => resolve()));
@@ -137,18 +133,7 @@ async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }
 
 // ---- the parent ----
 
-function child(args: string[]): Promise<{ proc: ChildProcess; info: any }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', SELF, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    proc.stdout!.on('data', (d) => {
-      out += d;
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve({ proc, info: JSON.parse(out.slice(0, nl)) });
-    });
-    proc.on('exit', (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
-  });
-}
+const child = (args: string[]) => benchChild(SELF, args);
 
 const delayText = (d: { p50: number; p99: number; max: number }) => `p50 / p99 / max ${d.p50.toFixed(2)} / ${d.p99.toFixed(2)} / ${d.max.toFixed(1)} ms`;
 
@@ -168,13 +153,7 @@ function loopDelay(proc: ChildProcess): Promise<{ p50: number; p99: number; max:
   });
 }
 
-function stop(proc: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    proc.removeAllListeners('exit');
-    proc.once('exit', () => resolve());
-    proc.kill('SIGTERM');
-  });
-}
+const stop = stopChild;
 
 /** Peak resident set (VmHWM) of a process, in MB. */
 function peakRssMb(pid: number): number {

@@ -11,12 +11,11 @@
 //
 //   node --import tsx bench/soft-binding.bench.ts
 //   SBR_STORED=100000 node --import tsx bench/soft-binding.bench.ts
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sqlite3 from 'sqlite3';
-import { compiled, xorshift } from './support.js';
+import { benchChild, compiled, sqliteRun, stopChild, xorshift } from './support.js';
 import { encodeUnit, isccToBytes, isccFromBytes, MT, ST_CC } from '../src/lib/iscc-codec.js';
 
 const STORED = Number(process.env.SBR_STORED ?? 1_000_000);
@@ -48,10 +47,6 @@ async function serveHello(): Promise<void> {
 
 // ---- the stored records ----
 
-function run(db: sqlite3.Database, text: string, params: unknown[] = []): Promise<void> {
-  return new Promise((resolve, reject) => db.run(text, params, (err) => (err ? reject(err) : resolve())));
-}
-
 /** A 64-bit Image Content-Code of 8 random bytes (about half the bits set, as real codes). */
 function contentCode(next: () => number): string {
   return encodeUnit(MT.CONTENT, ST_CC.IMAGE, 0, 64, Uint8Array.from({ length: 8 }, () => next() & 255));
@@ -70,7 +65,7 @@ async function buildDataDir(n: number): Promise<{ dir: string; codes: (i: number
   await db0.close();
   const t = performance.now();
   const db = new sqlite3.Database(join(dir, 'provenant.db'));
-  await run(db, `INSERT INTO users (id, created_at) VALUES ('bench-user', 0)`);
+  await sqliteRun(db, `INSERT INTO users (id, created_at) VALUES ('bench-user', 0)`);
   const BATCH = 20_000;
   const store = Buffer.alloc(64, 1); // the bytes are not read by byBinding
   for (let start = 0; start < n; start += BATCH) {
@@ -86,18 +81,18 @@ async function buildDataDir(n: number): Promise<{ dir: string; codes: (i: number
       rows.push(JSON.stringify([`a${key}`, record.file_hash, record.signed_at, JSON.stringify(record), reducedJson(record as never), iscc, manifest]));
     }
     const batch = `[${rows.join(',')}]`;
-    await run(db, 'BEGIN');
-    await run(db, `INSERT INTO signatures (action_hash, file_hash, signer, signed_at, intent, supersedes, has_fingerprint, record,
+    await sqliteRun(db, 'BEGIN');
+    await sqliteRun(db, `INSERT INTO signatures (action_hash, file_hash, signer, signed_at, intent, supersedes, has_fingerprint, record,
         signature, user_id, app_id, source, published_at, pool, org_id, overage)
       SELECT value->>0, value->>1, 'uhCAkbench', value->>2, 'Authorship', NULL, 1, value->>3, 'sig', 'bench-user', NULL, 'vault',
         value->>2, 'personal', NULL, 0 FROM json_each(?)`, [batch]);
-    await run(db, `INSERT INTO signature_reduced (seq, signed_at, reduced)
+    await sqliteRun(db, `INSERT INTO signature_reduced (seq, signed_at, reduced)
       SELECT s.seq, s.signed_at, value->>4 FROM json_each(?) JOIN signatures s ON s.action_hash = value->>0`, [batch]);
-    await run(db, `INSERT INTO record_iscc (seq, content) SELECT s.seq, value->>5 FROM json_each(?) JOIN signatures s ON s.action_hash = value->>0`, [batch]);
-    await run(db, `INSERT INTO c2pa_manifests (manifest_id, seq, store, active, validation_state, validation_codes, soft_binding, stored_at)
+    await sqliteRun(db, `INSERT INTO record_iscc (seq, content) SELECT s.seq, value->>5 FROM json_each(?) JOIN signatures s ON s.action_hash = value->>0`, [batch]);
+    await sqliteRun(db, `INSERT INTO c2pa_manifests (manifest_id, seq, store, active, validation_state, validation_codes, soft_binding, stored_at)
       SELECT value->>6, s.seq, ?, ?, 'untrusted_signer', '["signingCredential.untrusted"]', value->>5, s.signed_at
       FROM json_each(?) JOIN signatures s ON s.action_hash = value->>0`, [store, store, batch]);
-    await run(db, 'COMMIT');
+    await sqliteRun(db, 'COMMIT');
   }
   await new Promise<void>((resolve) => db.close(() => resolve()));
   mkdirSync(join(dir, 'ready'));
@@ -107,26 +102,9 @@ async function buildDataDir(n: number): Promise<{ dir: string; codes: (i: number
 
 // ---- the parent ----
 
-function child(args: string[]): Promise<{ proc: ChildProcess; info: any }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', SELF, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    proc.stdout!.on('data', (d) => {
-      out += d;
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve({ proc, info: JSON.parse(out.slice(0, nl)) });
-    });
-    proc.on('exit', (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
-  });
-}
+const child = (args: string[]) => benchChild(SELF, args);
 
-function stop(proc: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    proc.removeAllListeners('exit');
-    proc.once('exit', () => resolve());
-    proc.kill('SIGTERM');
-  });
-}
+const stop = stopChild;
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 

@@ -1,10 +1,12 @@
 // Small pieces shared by the benches.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type sqlite3 from 'sqlite3';
 import { compiledFile, packageRoot } from '../src/lib/wasm.js';
 
 /** xorshift32: a seeded generator of 32-bit unsigned integers, so runs are repeatable. */
@@ -80,4 +82,35 @@ export async function loadFromChild(url: string, connections: number, durationS:
   });
   const r = JSON.parse(stdout) as { requests: { average: number }; latency: { p99: number }; errors: number; non2xx: number };
   return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+/** One statement on a raw sqlite3 connection (the benches that build a large database straight into SQLite). */
+export function sqliteRun(db: sqlite3.Database, text: string, params: unknown[] = []): Promise<void> {
+  return new Promise((resolve, reject) => db.run(text, params, (err) => (err ? reject(err) : resolve())));
+}
+
+/**
+ * The bench file `self` run again as a child process with `args` (its server modes), from
+ * the package root: resolves with the process and the JSON of its first stdout line.
+ */
+export function benchChild(self: string, args: string[]): Promise<{ proc: ChildProcess; info: any }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', self, ...args], { cwd: packageRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve({ proc, info: JSON.parse(out.slice(0, nl)) });
+    });
+    proc.on('exit', (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
+  });
+}
+
+/** Ends a benchChild and waits for it. */
+export function stopChild(proc: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    proc.removeAllListeners('exit');
+    proc.once('exit', () => resolve());
+    proc.kill('SIGTERM');
+  });
 }
