@@ -24,7 +24,12 @@ import type { CredentialsFound, CredentialsState } from '../lib/content-credenti
 /** The media type of a detached manifest store (C2PA 2.x, 11.3). */
 export const C2PA_STORE_TYPE = 'application/c2pa';
 
-/** Bytes of a detached store at most: a vault's is about 10 KB (its certificate chain and the record with its integrity report). */
+/**
+ * Bytes of a detached store the repository takes at most (POST /api/v1/sign-it/manifests;
+ * a vault's is about 10-12 KB: its certificate chain and the record with its integrity
+ * report). Reading one is bounded by C2PA_LIMITS (32 MiB) instead, as for stores in files:
+ * `provenant c2pa recover` reads what other repositories serve.
+ */
 export const MANIFEST_STORE_MAX_BYTES = 1 << 20;
 
 /** The reader's hard-binding failures, which a store read without its asset always has. */
@@ -278,10 +283,9 @@ function softBindingsOf(assertions: { label?: unknown; data?: unknown }[] | unde
 
 /**
  * Reads a detached manifest store. Throws ManifestStoreError for bytes that are not one
- * (too large, past C2PA_LIMITS, refused by the reader, malformed boxes).
+ * (past C2PA_LIMITS, refused by the reader, malformed boxes).
  */
 export async function readManifestStore(bytes: Uint8Array): Promise<ManifestStoreReading> {
-  if (bytes.length > MANIFEST_STORE_MAX_BYTES) throw new ManifestStoreError(`the store is over ${MANIFEST_STORE_MAX_BYTES} bytes`);
   const over = measureManifestStore(bytes);
   if (over !== null) throw new ManifestStoreError(`the store is past the reader's limits (${over}; docs/c2pa.md)`);
   initReader();

@@ -258,6 +258,9 @@ test('a manifest written by the reference library\'s builder, stored for a recor
   assert.equal(binary.json, get.json);
   const bare = await api('GET', `/matches/byBinding?alg=io.iscc.v0&value=${encodeURIComponent(b64(code.slice(5)))}`);
   assert.equal(bare.json, get.json);
+  // the value unescaped in the URL (a client that forgot to: a '+' arrives as a space) is read the same
+  const raw = await api('GET', `/matches/byBinding?alg=io.iscc.v0&value=${b64(code)}`);
+  assert.equal(raw.json, get.json);
   // a code a few bits away still finds it; far away, not
   const near = flipBits(code, 3);
   assert.equal((await api('GET', `/matches/byBinding?alg=io.iscc.v0&value=${encodeURIComponent(b64(near))}`)).json.matches.map((m: any) => m.manifestId), [stored.json.manifest_id]);

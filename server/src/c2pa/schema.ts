@@ -89,9 +89,12 @@ export interface BindingQuery {
 }
 
 /** GET /matches/byBinding: alg, value, maxResults in the query. */
+/** A base64 value from a query string: a `+` sent unescaped arrives as a space (form encoding), so spaces are read back as `+`. */
+const queryBase64 = (text: string) => text.replace(/ /g, '+');
+
 export function parseBindingQuery(query: Record<string, string | string[] | undefined>): BindingQuery {
   const alg = supportedAlg(required(query, 'alg'), 'alg');
-  const value = required(query, 'value');
+  const value = queryBase64(required(query, 'value'));
   return { alg, content: parseIsccValue(value, 'value'), maxResults: parseMaxResults(query) };
 }
 
@@ -124,7 +127,7 @@ export function parseContentQuery(query: Record<string, string | string[] | unde
     const missing = hintAlg === undefined ? 'hintAlg' : 'hintValue';
     throw new ApiError('invalid_parameter', 'hintAlg and hintValue go together.', { field: missing });
   }
-  const hint = hintAlg === ISCC_SOFT_BINDING_ALG ? parseIsccValue(hintValue!, 'hintValue') : null;
+  const hint = hintAlg === ISCC_SOFT_BINDING_ALG ? parseIsccValue(queryBase64(hintValue!), 'hintValue') : null;
   return { alg: alg === undefined || alg === '' ? null : supportedAlg(alg, 'alg'), hint, maxResults: parseMaxResults(query) };
 }
 
