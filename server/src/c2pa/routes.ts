@@ -52,7 +52,7 @@ export function c2paRoutes(deps: ServerDeps): Router {
       if (bytes.length === 0) throw new ApiError('no_file');
       const found = await examineUpload(deps, bytes, { credentials: false });
       if (found.fingerprint === null && found.pdq_hash === null && (found.iscc?.content ?? null) === null) {
-        throw new ApiError('unsupported_asset_type', found.failure === undefined ? 'This service cannot fingerprint that type of asset.' : `The asset could not be fingerprinted: ${found.failure.message.slice(0, 200)}`);
+        throw new ApiError('unsupported_asset_type', found.failure === undefined ? 'This service cannot fingerprint that type of asset.' : `The asset could not be fingerprinted (${found.failure.code}: corrupt, truncated or past a decoder's limits).`);
       }
       ctx.body = queryResult(await resolveByContent(deps, found, query));
     } finally {
