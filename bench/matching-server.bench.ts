@@ -17,12 +17,11 @@
 //   MATCH_SERVER_STORED=100000 node --import tsx bench/matching-server.bench.ts
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import sqlite3 from 'sqlite3';
-import { benchChild, compiled, sqliteRun, stopChild, xorshift } from './support.js';
+import { benchChild, compiled, freshBenchDatabase, sqliteRun, stopChild, xorshift } from './support.js';
 
 /** The parts of autocannon's result used here (the package ships no types). */
 interface LoadResult {
@@ -92,15 +91,9 @@ async function buildDataDir(n: number): Promise<{ dir: string; query: number[] }
   const next = xorshift(12345);
   const query = Array.from({ length: 8 }, () => next() & 255);
   if (existsSync(join(dir, 'ready'))) return { dir, query };
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const { Db } = await import('../server/src/store/sqlite/db.js');
   const { reducedJson } = await import('../server/src/store/reduced.js');
-  const db0 = await Db.open(join(dir, 'provenant.db')); // migrations
-  await db0.close();
   const t = performance.now();
-  const db = new sqlite3.Database(join(dir, 'provenant.db'));
-  await sqliteRun(db, `INSERT INTO users (id, created_at) VALUES ('bench-user', 0)`);
+  const db = await freshBenchDatabase(dir);
   const BATCH = 20_000;
   for (let start = 0; start < n; start += BATCH) {
     const rows: string[] = [];

@@ -11,11 +11,10 @@
 //
 //   node --import tsx bench/soft-binding.bench.ts
 //   SBR_STORED=100000 node --import tsx bench/soft-binding.bench.ts
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import sqlite3 from 'sqlite3';
-import { benchChild, compiled, sqliteRun, stopChild, xorshift } from './support.js';
+import { benchChild, compiled, freshBenchDatabase, sqliteRun, stopChild, xorshift } from './support.js';
 import { encodeUnit, isccToBytes, isccFromBytes, MT, ST_CC } from '../src/lib/iscc-codec.js';
 
 const STORED = Number(process.env.SBR_STORED ?? 1_000_000);
@@ -57,15 +56,9 @@ async function buildDataDir(n: number): Promise<{ dir: string; codes: (i: number
   const dir = `/tmp/provenant-bench-sbr-${n}`;
   const codeOf = (i: number) => contentCode(xorshift(1 + i));
   if (existsSync(join(dir, 'ready'))) return { dir, codes: codeOf };
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const { Db } = await import('../server/src/store/sqlite/db.js');
   const { reducedJson } = await import('../server/src/store/reduced.js');
-  const db0 = await Db.open(join(dir, 'provenant.db')); // migrations
-  await db0.close();
   const t = performance.now();
-  const db = new sqlite3.Database(join(dir, 'provenant.db'));
-  await sqliteRun(db, `INSERT INTO users (id, created_at) VALUES ('bench-user', 0)`);
+  const db = await freshBenchDatabase(dir);
   const BATCH = 20_000;
   const store = Buffer.alloc(64, 1); // the bytes are not read by byBinding
   for (let start = 0; start < n; start += BATCH) {

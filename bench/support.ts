@@ -1,12 +1,12 @@
 // Small pieces shared by the benches.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type sqlite3 from 'sqlite3';
+import sqlite3 from 'sqlite3';
 import { compiledFile, packageRoot } from '../src/lib/wasm.js';
 
 /** xorshift32: a seeded generator of 32-bit unsigned integers, so runs are repeatable. */
@@ -113,4 +113,19 @@ export function stopChild(proc: ChildProcess): Promise<void> {
     proc.once('exit', () => resolve());
     proc.kill('SIGTERM');
   });
+}
+
+/**
+ * A new SQLite database of the server's schema in `dir` (emptied first: the store's
+ * migrations run), opened raw for a bench to fill in bulk, with the one user its records
+ * belong to ('bench-user').
+ */
+export async function freshBenchDatabase(dir: string): Promise<sqlite3.Database> {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const { Db } = await import('../server/src/store/sqlite/db.js');
+  await (await Db.open(join(dir, 'provenant.db'))).close();
+  const db = new sqlite3.Database(join(dir, 'provenant.db'));
+  await sqliteRun(db, `INSERT INTO users (id, created_at) VALUES ('bench-user', 0)`);
+  return db;
 }

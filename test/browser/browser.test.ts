@@ -22,8 +22,8 @@ import { randomBytes, rng } from '../helpers/random.js';
 import * as tlog from '../../src/lib/tlog/index.js';
 import { runChecks, type CheckInput, type Library } from './checks.js';
 import type { PageInput, PageOutput } from './page.js';
+import { CHROMIUM, testInChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const FIXTURES: Record<string, string> = {
   'fruits.jpg': join(packageRoot, 'test/fixtures/media/fruits.jpg'),
   'butterfly.png': join(packageRoot, 'test/fixtures/integrity/butterfly.png'),
@@ -225,15 +225,6 @@ async function inChromium(): Promise<void> {
   }
 }
 
-if (existsSync(CHROMIUM)) {
-  test('in Chromium the browser entry computes what the Node entry computes (both builds)', inChromium);
-} else if (process.env.CI === 'true') {
-  test('Chromium is installed (CI)', () => {
-    assert.unreachable(`${CHROMIUM} is missing: .ci/run installs the Debian package chromium`);
-  });
-} else {
-  console.log(`  (${CHROMIUM} is missing: the Chromium run is skipped; apt-get install chromium)`);
-  test.skip('in Chromium the browser entry computes what the Node entry computes (both builds)', inChromium);
-}
+testInChromium(test, 'in Chromium the browser entry computes what the Node entry computes (both builds)', inChromium);
 
 test.run();

@@ -17,8 +17,8 @@ import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { KERNEL_NAMES, packageRoot } from '../../src/lib/wasm.js';
 import type { DefaultPageOutput } from './default-page.js';
+import { CHROMIUM, testInChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const HTML = '<!doctype html><meta charset="utf-8"><script type="module" src="app.js"></script>';
 
 async function bundle(): Promise<string> {
@@ -85,16 +85,7 @@ async function inChromium(): Promise<void> {
   }
 }
 
-if (existsSync(CHROMIUM)) {
-  test('in Chromium, an esbuild bundle calling initWasm() with nothing finds the kernels beside it; a wrong place names the URL and the option', inChromium);
-} else if (process.env.CI === 'true') {
-  test('Chromium is installed (CI)', () => {
-    assert.unreachable(`${CHROMIUM} is missing: .ci/run installs the Debian package chromium`);
-  });
-} else {
-  console.log(`  (${CHROMIUM} is missing: the Chromium run is skipped; apt-get install chromium)`);
-  test.skip('in Chromium, an esbuild bundle calling initWasm() with nothing finds the kernels beside it; a wrong place names the URL and the option', inChromium);
-}
+testInChromium(test, 'in Chromium, an esbuild bundle calling initWasm() with nothing finds the kernels beside it; a wrong place names the URL and the option', inChromium);
 
 test('npm pack ships every kernel file in build/ and beside the compiled browser loader (dist/src/lib/)', () => {
   if (!existsSync(join(packageRoot, 'dist/src/lib/wasm-browser.js'))) {

@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorizeQuery, newAccount, PASSWORD, registerApp } from '../oauth/support.js';
+import { CHROMIUM } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 
 function watch(page: Page): string[] {
   const problems: string[] = [];

@@ -18,8 +18,8 @@ import { fingerprintFile, parseProofBundle } from 'provenant';
 import { packageRoot } from '../../src/lib/wasm.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { newSigner, S, sign } from '../public/support.js';
+import { CHROMIUM, testInChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const PHOTO = join(packageRoot, 'test/fixtures/media/fruits.jpg');
 const ARTIFACTS = join(packageRoot, 'test-artifacts');
 
@@ -166,15 +166,6 @@ async function inChromium(): Promise<void> {
   }
 }
 
-if (existsSync(CHROMIUM)) {
-  test('the verification page in Chromium: exact and perceptual matches, contact form, phone width, badge widget', inChromium);
-} else if (process.env.CI === 'true') {
-  test('Chromium is installed (CI)', () => {
-    assert.unreachable(`${CHROMIUM} is missing: .ci/run installs the Debian package chromium`);
-  });
-} else {
-  console.log(`  (${CHROMIUM} is missing: the page run is skipped; apt-get install chromium)`);
-  test.skip('the verification page in Chromium', inChromium);
-}
+testInChromium(test, 'the verification page in Chromium: exact and perceptual matches, contact form, phone width, badge widget', inChromium);
 
 test.run();

@@ -6,16 +6,13 @@
 // reader reads back. A picture nobody signed shows none.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cli, PHOTO, vaultEnv } from '../helpers/vault.js';
-import { tempDir } from '../helpers/temp.js';
+import { linkedVaultEnv, PHOTO, signWithCredentials } from '../helpers/vault.js';
 import { readManifestStore } from '../../src/media/c2pa-store.js';
+import { CHROMIUM, testInChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 
 async function dropOnPage(page: import('playwright-core').Page, bytes: Buffer, name: string): Promise<void> {
   await page.evaluate(async ([b64, fileName]) => {
@@ -29,17 +26,8 @@ async function inChromium(): Promise<void> {
   const srv: TestServer = await startTestServer({ PROVENANT_RATE_LIMIT: 'off' });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   try {
-    const env = vaultEnv(srv.url);
-    const email = `page-${Math.random().toString(36).slice(2)}@example.org`;
-    await srv.register(email, { password: 'correct horse battery staple' });
-    assert.is((await cli(['vault', 'init'], env)).status, 0);
-    assert.is((await cli(['vault', 'link', '--email', email, '--password-stdin'], env, 'correct horse battery staple\n')).status, 0);
-    const out = join(tempDir('provenant-page-c2pa-'), 'signed.jpg');
-    const run = await cli(['vault', 'sign', PHOTO, '--c2pa', out, '--ai-generation', 'none', '--yes'], env);
-    assert.is(run.status, 0, run.stderr);
-    const manifestId = /published the manifest store (\S+) to/.exec(run.stderr)?.[1];
-    assert.ok(manifestId !== undefined, run.stderr);
-    const copy = readFileSync(out);
+    const { copy: signed, manifest_id: manifestId } = await signWithCredentials(await linkedVaultEnv(srv), PHOTO, 'jpg');
+    const copy = Buffer.from(signed);
     const meta = await sharp(copy).metadata();
     const stripped = await sharp(copy).resize(Math.round(meta.width! * 0.75)).jpeg({ quality: 80 }).toBuffer();
 
@@ -72,15 +60,6 @@ async function inChromium(): Promise<void> {
   }
 }
 
-if (existsSync(CHROMIUM)) {
-  test('the verification page recovers a stripped copy\'s Content Credentials by its ISCC code (byBinding)', inChromium);
-} else if (process.env.CI === 'true') {
-  test('Chromium is installed (CI)', () => {
-    assert.unreachable(`${CHROMIUM} is missing: .ci/run installs the Debian package chromium`);
-  });
-} else {
-  console.log(`  (${CHROMIUM} is missing: the page run is skipped; apt-get install chromium)`);
-  test.skip('the verification page recovers credentials', inChromium);
-}
+testInChromium(test, 'the verification page recovers a stripped copy\'s Content Credentials by its ISCC code (byBinding)', inChromium);
 
 test.run();

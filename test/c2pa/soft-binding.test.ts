@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cli, PHOTO, ROOT, vaultEnv } from '../helpers/vault.js';
+import { cli, linkedVaultEnv, PHOTO, ROOT, signWithCredentials } from '../helpers/vault.js';
 import { tempDir } from '../helpers/temp.js';
 import { c2paAnswerProblem } from '../helpers/c2pa-openapi.js';
 import { readManifestStore } from '../../src/media/c2pa-store.js';
@@ -58,23 +58,8 @@ const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 /** A vault linked to a fresh premium account (more than the free tier's two signs a month). */
 async function linkedVault(): Promise<{ env: Record<string, string>; vault: Vault }> {
-  const env = vaultEnv(srv.url);
-  const email = `sb-${Math.random().toString(36).slice(2)}@example.org`;
-  const user = await srv.register(email, { password: 'correct horse battery staple' });
-  await srv.deps.store.accounts.setUserTier(user.user.id, 'premium');
-  assert.is((await cli(['vault', 'init'], env)).status, 0);
-  assert.is((await cli(['vault', 'link', '--email', email, '--password-stdin'], env, 'correct horse battery staple\n')).status, 0);
+  const env = await linkedVaultEnv(srv, 'premium');
   return { env, vault: await openVault(env.PROVENANT_VAULT_KEY, env) };
-}
-
-/** `vault sign FILE --c2pa OUT`: the copy's bytes, the record's action hash and the stored manifest id. */
-async function signWithCredentials(who: { env: Record<string, string> }, file: string, ext: string): Promise<{ copy: Uint8Array; action_hash: string; manifest_id: string }> {
-  const out = join(tempDir('provenant-sb-'), `signed.${ext}`);
-  const run = await cli(['vault', 'sign', file, '--c2pa', out, '--ai-generation', 'none', '--yes', '--json'], who.env);
-  assert.is(run.status, 0, run.stderr);
-  const manifest = /published the manifest store (\S+) to/.exec(run.stderr)?.[1];
-  assert.ok(manifest !== undefined, run.stderr);
-  return { copy: new Uint8Array(readFileSync(out)), action_hash: JSON.parse(run.stdout).results[0].action_hash, manifest_id: manifest! };
 }
 
 test.before(async () => {
@@ -105,7 +90,7 @@ test('GET /services/supportedAlgorithms: io.iscc.v0 among the fingerprints', asy
 
 test('a photo end to end: vault sign --c2pa, stripped copy, byContent, the manifest, its soft binding', async () => {
   const original = new Uint8Array(readFileSync(PHOTO));
-  const { copy, action_hash, manifest_id } = await signWithCredentials(alice, PHOTO, 'jpg');
+  const { copy, action_hash, manifest_id } = await signWithCredentials(alice.env, PHOTO, 'jpg');
   // stripped: resized to 80 % and re-encoded, no metadata kept
   const meta = await sharp(copy).metadata();
   const stripped = new Uint8Array(await sharp(copy).resize(Math.round(meta.width! * 0.8)).jpeg({ quality: 85 }).toBuffer());
@@ -193,7 +178,7 @@ test('provenant c2pa recover asks another repository through the standard routes
 });
 
 test('an audio track end to end: vault sign --c2pa, re-encoded copy, byContent and the manifest', async () => {
-  const { copy, manifest_id } = await signWithCredentials(alice, AUDIO, 'mp3');
+  const { copy, manifest_id } = await signWithCredentials(alice.env, AUDIO, 'mp3');
   const dir = tempDir('provenant-sb-audio-');
   const signedPath = join(dir, 'signed.mp3');
   const strippedPath = join(dir, 'stripped.mp3');

@@ -12,8 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { compiledFile, packageRoot } from '../../src/lib/wasm.js';
 import type { BenchResult } from '../../src/cli/bench/run.js';
+import { CHROMIUM } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(packageRoot, 'test-artifacts');
 const MAIN = compiledFile('src/cli/main.js');
 const MEDIA = join(packageRoot, 'test/fixtures/media');

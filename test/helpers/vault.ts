@@ -2,7 +2,10 @@
 // the sources through tsx, asynchronously (the test server answers in this process).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import * as assert from 'uvu/assert';
 import { tempDir } from './temp.js';
+import type { TestServer } from './server.js';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export const PHOTO = join(ROOT, 'test/fixtures/media/fruits.jpg');
@@ -50,4 +53,25 @@ export function waitFor(stream: NodeJS.ReadableStream, pattern: RegExp, timeoutM
     };
     stream.on('data', onData);
   });
+}
+
+/** A vault in a fresh folder, made (`vault init`) and linked to a new account of `srv`, on `tier` (default the account's free tier). */
+export async function linkedVaultEnv(srv: TestServer, tier?: string): Promise<Record<string, string>> {
+  const env = vaultEnv(srv.url);
+  const email = `vault-${Math.random().toString(36).slice(2)}@example.org`;
+  const user = await srv.register(email, { password: 'correct horse battery staple' });
+  if (tier !== undefined) await srv.deps.store.accounts.setUserTier(user.user.id, tier as never);
+  assert.is((await cli(['vault', 'init'], env)).status, 0);
+  assert.is((await cli(['vault', 'link', '--email', email, '--password-stdin'], env, 'correct horse battery staple\n')).status, 0);
+  return env;
+}
+
+/** `vault sign FILE --c2pa OUT` (issue 33): the copy's bytes, the record's action hash and the id of the manifest store it published. */
+export async function signWithCredentials(env: Record<string, string>, file: string, ext: string): Promise<{ copy: Uint8Array; action_hash: string; manifest_id: string }> {
+  const out = join(tempDir('provenant-c2pa-'), `signed.${ext}`);
+  const run = await cli(['vault', 'sign', file, '--c2pa', out, '--ai-generation', 'none', '--yes', '--json'], env);
+  assert.is(run.status, 0, run.stderr);
+  const manifest = /published the manifest store (\S+) to/.exec(run.stderr)?.[1];
+  assert.ok(manifest !== undefined, run.stderr);
+  return { copy: new Uint8Array(readFileSync(out)), action_hash: JSON.parse(run.stdout).results[0].action_hash, manifest_id: manifest! };
 }

@@ -4,11 +4,12 @@
 // byBinding by an ISCC Content-Code within ISCC_BINDING_MAX_DISTANCE bits. A manifest
 // whose own io.iscc.v0 soft binding does not match the code that found it is left out
 // (C2PA 2.x 18.10.5.1).
-import { ISCC_BINDING_MAX_DISTANCE, ISCC_SOFT_BINDING_ALG, MATCH_LIMIT, isccIndexKey, isccSimilarity, type Examination } from 'provenant';
+import { ISCC_BINDING_MAX_DISTANCE, ISCC_SOFT_BINDING_ALG, MATCH_LIMIT, isccSimilarity, type Examination } from 'provenant';
 import type { Store } from '../store/index.js';
 import type { MatchingService } from '../matching/service.js';
 import { VERIFY_FILE_THRESHOLD } from '../matching/service.js';
 import { findMatches } from '../matching/pipeline.js';
+import { comparableContent } from '../matching/sources/iscc.js';
 import { softBindingMatch } from '../domain/manifests.js';
 import type { BindingQuery, ContentQuery } from './schema.js';
 
@@ -59,15 +60,7 @@ export async function resolveByBinding(deps: { matching: MatchingService; store:
 }
 
 /** The upload's Content-Code when the index can compare it, else null. */
-export function contentOf(found: Examination): string | null {
-  const content = found.iscc?.content ?? null;
-  if (content === null) return null;
-  try {
-    return isccIndexKey(content) === null ? null : content;
-  } catch {
-    return null;
-  }
-}
+const contentOf = (found: Examination): string | null => comparableContent(found.iscc?.content);
 
 /** POST /matches/byContent, over the upload's examination. */
 export async function resolveByContent(deps: { matching: MatchingService; store: Store }, found: Examination, query: ContentQuery): Promise<ManifestMatch[]> {

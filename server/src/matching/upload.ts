@@ -97,7 +97,7 @@ export async function examineUpload(deps: Pick<UploadDeps, 'config' | 'log' | 'p
 }
 
 /** A pool failure as an ApiError (busy, timeout), or null for a file that could not be fingerprinted. */
-export function poolFailure(deps: Pick<UploadDeps, 'config' | 'log'>, err: unknown): null {
+function poolFailure(deps: Pick<UploadDeps, 'config' | 'log'>, err: unknown): null {
   if (err instanceof PoolError && (err.code === 'busy' || err.code === 'closed')) throw new ApiError('busy', undefined, {}, { 'Retry-After': '1' });
   if ((err instanceof PoolError || err instanceof FingerprintError) && err.code === 'timeout') {
     throw new ApiError('fingerprint_timeout', `Fingerprinting did not finish within ${deps.config.fingerprintTimeoutMs / 1000} seconds.`);

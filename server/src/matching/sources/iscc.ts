@@ -8,7 +8,7 @@ import { ISCC_SOURCE_MAX_DISTANCE, MATCH_LIMIT, isccIndexKey, isccSimilarity } f
 import type { CandidateSource } from './source.js';
 
 /** The upload's Content-Code when the index can compare it, else null. */
-function comparableContent(content: string | null | undefined): string | null {
+export function comparableContent(content: string | null | undefined): string | null {
   if (content === null || content === undefined) return null;
   try {
     return isccIndexKey(content) === null ? null : content;
