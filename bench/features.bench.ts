@@ -18,7 +18,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import cvModule from '@techstark/opencv-js';
-import { compareFeatures, descriptorsOf, extractFeatures, recordFeatures, QUERY_FEATURES_MAX, type FeatureSet } from '../src/lib/features.js';
+import { compareFeatures, descriptorsOf, extractFeatures, recordFeatures, RETRIEVAL_FEATURES, type FeatureSet } from '../src/lib/features.js';
 import { FeatureIndex } from '../src/lib/feature-index.js';
 import { FEATURE_CODEBOOK } from '../src/lib/feature-codebook.js';
 import { decodeImagePixels } from '../src/media/image.js';
@@ -99,7 +99,7 @@ const withFeatures = await cpu(async () => {
     imageHashesFromPixels(px.data, px.width, px.height, px.channels);
     const q = extractFeatures(px);
     if (q === null) continue;
-    index.query(descriptorsOf(q, QUERY_FEATURES_MAX));
+    index.query(descriptorsOf(q, RETRIEVAL_FEATURES));
     for (let k = 0; k < 3; k++) compareFeatures(q, records[(i + k) % records.length]);
   }
 });

@@ -11,7 +11,7 @@ import { pdqHashOrAbsent } from '../src/lib/records.js';
 import { IsccIndex } from '../src/lib/iscc-index.js';
 import { FeatureIndex } from '../src/lib/feature-index.js';
 import { FEATURE_CODEBOOK } from '../src/lib/feature-codebook.js';
-import { decodeFeatureSet, descriptorsOf, matchFeatures, QUERY_FEATURES_MAX, type FeatureSet } from '../src/lib/features.js';
+import { decodeFeatureSet, descriptorsOf, matchFeatures, RETRIEVAL_FEATURES, type FeatureSet } from '../src/lib/features.js';
 
 const index = new MatchIndex();
 /** Records' image PDQs of quality >= 50 (issue 28), by seq. */
@@ -115,7 +115,7 @@ function handle(req: IndexRequest): IndexReply {
   }
   if (req.op === 'features-query') {
     const query = decodeFeatureSet(req.set);
-    return { n: req.n, featureCandidates: features.query(descriptorsOf(query, QUERY_FEATURES_MAX), { limit: req.limit }).map(({ id, votes }) => ({ id, votes })) };
+    return { n: req.n, featureCandidates: features.query(descriptorsOf(query, RETRIEVAL_FEATURES), { limit: req.limit }).map(({ id, votes }) => ({ id, votes })) };
   }
   if (req.op === 'features-verify') {
     const query = decodeFeatureSet(req.set);

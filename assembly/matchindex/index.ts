@@ -10,4 +10,4 @@ export {
   pdqCreate, pdqDestroy, pdqAdd, pdqStage, pdqFinish, pdqRemove, pdqHas, pdqGet, pdqSize, pdqBytes, pdqCompact, pdqQuery, pdqResults,
 } from './pdq_index';
 // The local-features retrieval index (issue 32; src/lib/feature-index.ts is the host side).
-export { fiCreate, fiDestroy, fiAdd, fiHas, fiSize, fiPostings, fiBytes, fiCell, fiQuery, fiResults } from './feature_index';
+export { fiCreate, fiDestroy, fiAdd, fiHas, fiSize, fiPostings, fiBytes, fiCell, fiQuery, fiResults, fiWeight, fiScanned, fiPassed } from './feature_index';

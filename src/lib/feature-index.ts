@@ -14,8 +14,11 @@ interface FeatureIndexExports extends BaseExports {
   fiPostings(ix: number): number;
   fiBytes(ix: number): number;
   fiCell(ix: number, descriptor: number): number;
-  fiQuery(ix: number, descriptors: number, n: number, mirror: number, maxHe: number, minVotes: number, limit: number, maxList: number): number;
+  fiQuery(ix: number, descriptors: number, n: number, mirror: number, maxHe: number, minVotes: number, limit: number, maxList: number, probes: number): number;
   fiResults(): number;
+  fiWeight(images: number, postings: number): number;
+  fiScanned(): number;
+  fiPassed(): number;
 }
 
 /** Bytes of one descriptor, and of the codebook (256 codewords of one 128-bit half each). */
@@ -23,6 +26,10 @@ export const DESCRIPTOR_BYTES = 32;
 export const FEATURE_CODEBOOK_BYTES = 256 * 16;
 /** Ids are integers from 0 to 2^31 - 1 (the kernel marks a result's channel in the top bit). */
 export const FEATURE_INDEX_MAX_ID = 0x7fff_ffff;
+/** Features of an image the index holds: its first 64 (the kernel's found-sets are 64-bit). */
+export const FEATURE_INDEX_FEATURES = 64;
+/** Images one index holds at most (a posting keeps the slot in 26 bits). */
+export const FEATURE_INDEX_MAX_IMAGES = 2 ** 26;
 
 export interface FeatureQueryOptions {
   /** Also vote by the query's mirrored descriptors (default true). */
@@ -35,14 +42,18 @@ export interface FeatureQueryOptions {
   limit?: number;
   /** Cells holding more postings than this are skipped as stop words (default: 64 x the mean). */
   maxList?: number;
+  /** Cells a descriptor probes: 1 (its halves' nearest codewords) or 3 (and each half's second nearest with the other's nearest; default). */
+  probes?: 1 | 3;
 }
 
 export interface FeatureCandidate {
   id: number;
-  /** Query descriptors that found a feature of this image (in its better channel). */
+  /** Features of this image (of its first FEATURE_INDEX_FEATURES) the query found, in its better-scored channel. */
   votes: number;
-  /** Whether the mirrored descriptors voted more. */
+  /** Whether the mirrored descriptors scored better. */
   mirrored: boolean;
+  /** Those features weighed by their cells' rarity (cellWeight), what candidates are ranked by. */
+  score: number;
 }
 
 function checkId(id: number): void {
@@ -61,7 +72,7 @@ function descriptorCount(descriptors: Uint8Array): number {
  * ```ts
  * const index = new FeatureIndex(codebook);
  * index.add(7, descriptorsOf(recordSet));
- * index.query(descriptorsOf(querySet)); // [{ id: 7, votes: 23, mirrored: false }]
+ * index.query(descriptorsOf(querySet)); // [{ id: 7, votes: 23, mirrored: false, score: 610 }]
  * ```
  */
 export class FeatureIndex {
@@ -79,12 +90,18 @@ export class FeatureIndex {
     return this.handle;
   }
 
-  /** Adds image `id`'s descriptors (n x 32 bytes); false when the id was held already (left as it was). */
+  /**
+   * Adds image `id`'s descriptors (n x 32 bytes; the first FEATURE_INDEX_FEATURES are
+   * held); false when the id was held already (left as it was). Throws a RangeError when
+   * the index holds FEATURE_INDEX_MAX_IMAGES.
+   */
   add(id: number, descriptors: Uint8Array): boolean {
     const ix = this.live();
     checkId(id);
-    const n = descriptorCount(descriptors);
-    return this.kernel.exports.fiAdd(ix, id, this.kernel.writeScratch(descriptors), n) === 1;
+    const n = Math.min(descriptorCount(descriptors), FEATURE_INDEX_FEATURES);
+    const added = this.kernel.exports.fiAdd(ix, id, this.kernel.writeScratch(descriptors.subarray(0, n * DESCRIPTOR_BYTES)), n);
+    if (added === 2) throw new RangeError(`a feature index holds at most ${FEATURE_INDEX_MAX_IMAGES} images`);
+    return added === 1;
   }
 
   has(id: number): boolean {
@@ -99,7 +116,7 @@ export class FeatureIndex {
     return this.kernel.exports.fiCell(ix, this.kernel.writeScratch(descriptor));
   }
 
-  /** The images the query's descriptors vote for, most votes first (ties: the earlier added). */
+  /** The images whose features the query's descriptors find, best score first (ties: the earlier added). */
   query(descriptors: Uint8Array, options: FeatureQueryOptions = {}): FeatureCandidate[] {
     const ix = this.live();
     const n = descriptorCount(descriptors);
@@ -108,11 +125,23 @@ export class FeatureIndex {
     const maxList = options.maxList ?? Math.max(4096, Math.ceil((64 * postings) / 65536));
     const limit = options.limit ?? 20;
     const count = e.fiQuery(ix, this.kernel.writeScratch(descriptors), n, options.mirror === false ? 0 : 1,
-      options.maxEmbeddingDistance ?? 18, options.minVotes ?? 4, limit, maxList);
-    const r = this.kernel.view(Uint32Array, e.fiResults(), count * 3);
+      options.maxEmbeddingDistance ?? 18, options.minVotes ?? 4, limit, maxList, options.probes === 1 ? 1 : 3);
+    const r = this.kernel.view(Uint32Array, e.fiResults(), count * 4);
     const out: FeatureCandidate[] = new Array(count);
-    for (let i = 0; i < count; i++) out[i] = { id: r[3 * i], votes: r[3 * i + 1], mirrored: r[3 * i + 2] === 1 };
+    for (let i = 0; i < count; i++) out[i] = { id: r[4 * i], votes: r[4 * i + 1], mirrored: r[4 * i + 2] === 1, score: r[4 * i + 3] };
     return out;
+  }
+
+  /** The last query's work: postings scanned, and those within the embedding distance (for tuning and the bench). */
+  lastQueryWork(): { scanned: number; passed: number } {
+    this.live();
+    return { scanned: this.kernel.exports.fiScanned(), passed: this.kernel.exports.fiPassed() };
+  }
+
+  /** A found feature's weight in a cell of `postings` (the kernel's: 4 log2(images / postings) in quarter steps, at least 1). */
+  cellWeight(postings: number): number {
+    const ix = this.live();
+    return this.kernel.exports.fiWeight(this.kernel.exports.fiSize(ix), postings);
   }
 
   /** Images held. */

@@ -3,7 +3,8 @@
 // check of two sets (the features kernel: assembly/features/). A set is the strongest
 // features spread over the picture, strongest first, so any prefix of a set is a set:
 // a record keeps its first RECORD_FEATURES_MAX, a query uses up to QUERY_FEATURES_MAX,
-// and the retrieval index (feature-index.ts) takes the first INDEXED_FEATURES.
+// and the retrieval index (feature-index.ts) takes the first INDEXED_FEATURES of a record
+// and is asked with the first RETRIEVAL_FEATURES of a query.
 //
 // ```ts
 // const a = extractFeatures({ data, width, height, channels: 3 });   // null: too few
@@ -34,6 +35,12 @@ export const FEATURE_LEVELS = 6;
 export const QUERY_FEATURES_MAX = 512;
 export const RECORD_FEATURES_MAX = 256;
 export const INDEXED_FEATURES = 64;
+/**
+ * The query's features the retrieval index is asked with: its strongest 128 find the
+ * copy as often as all 512 (the weaker ones are the least repeatable) at a quarter of the
+ * cells scanned (docs/features.md).
+ */
+export const RETRIEVAL_FEATURES = 128;
 /** An image with fewer features than this gets none (flat graphics, tiny icons): the global hashes' rule applies to it. */
 export const MIN_FEATURES = 48;
 /** A match needs this many geometric inliers (docs/features.md: no false match in the dev corpus's pairs at it). */

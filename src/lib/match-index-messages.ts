@@ -46,7 +46,7 @@ export interface IndexReply {
   /** features-add: images held after it, and the index's bytes. */
   featureImages?: number;
   featureBytes?: number;
-  /** features-query: ids and votes, most first. */
+  /** features-query: ids and votes (features found), best score first (feature-index.ts). */
   featureCandidates?: { id: number; votes: number }[];
   /** features-verify: per record asked, its match or null (not confirmed, or a stored set that does not decode). */
   featureMatches?: { seq: number; match: FeatureMatch | null }[];

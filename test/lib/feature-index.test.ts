@@ -1,7 +1,8 @@
 // The local-features retrieval index (issue 32): its answers against a plain JS
 // reference that follows the kernel's rule (three cells per descriptor from the two
-// nearest codewords of each half, postings within 18 of the 64 embedded bits, one vote
-// per query descriptor and channel, mirrored descriptors = halves swapped), on seeded
+// nearest codewords of each half, postings within 18 of the 64 embedded bits, an image's
+// votes the number of its first 64 features found in a channel, its score those weighed
+// by their cells' rarity, mirrored descriptors = halves swapped), on seeded
 // random descriptors; noisy and mirrored copies found first; ids and inputs checked;
 // memory flat. Run for both WebAssembly builds (npm test runs lib/ again as scalar).
 import { test } from 'uvu';
@@ -61,19 +62,34 @@ function nearestTwo(book: Uint8Array, d: Uint8Array, o: number): [number, number
   return [a, b];
 }
 
+/** A cell's weight: 4 log2(images / postings) in quarter steps, at least 1 (the integer log2 of images x 256 / postings and the two bits below its top one). */
+function weight(images: number, postings: number): number {
+  const r = Math.floor((images * 256) / postings);
+  if (r === 0) return 1;
+  let l = 0;
+  while (2 ** (l + 1) <= r) l++;
+  const frac = l >= 2 ? Math.floor(r / 2 ** (l - 2)) & 3 : (r * 2 ** (2 - l)) & 3;
+  return Math.max(1, 4 * l + frac - 32);
+}
+
+/** The last reference query's work: postings in the cells probed, and those within maxHe bits. */
+const work = { scanned: 0, passed: 0 };
+
 /** The reference: the kernel's rule in plain JS over the images as added. */
-function reference(book: Uint8Array, images: Map<number, Uint8Array>, q: Uint8Array, opts: { maxHe: number; minVotes: number; limit: number; mirror: boolean }) {
-  const cells = new Map<number, { id: number; order: number; lo: number; hi: number }[]>();
+function reference(book: Uint8Array, images: Map<number, Uint8Array>, q: Uint8Array, opts: { maxHe: number; minVotes: number; limit: number; mirror: boolean; probes?: 1 | 3 }) {
+  const cells = new Map<number, { id: number; feature: number; order: number; lo: number; hi: number }[]>();
   let order = 0;
   for (const [id, d] of images) {
-    for (let i = 0; i < d.length; i += 32) {
+    for (let i = 0; i < Math.min(d.length, 64 * 32); i += 32) {
       const cell = (nearestTwo(book, d, i)[0] << 8) | nearestTwo(book, d, i + 16)[0];
       if (!cells.has(cell)) cells.set(cell, []);
-      cells.get(cell)!.push({ id, order, lo: u32(d, i), hi: u32(d, i + 16) });
+      cells.get(cell)!.push({ id, feature: i / 32, order, lo: u32(d, i), hi: u32(d, i + 16) });
     }
     order++;
   }
-  const votes = new Map<number, { order: number; direct: number; mirrored: number }>();
+  work.scanned = 0;
+  work.passed = 0;
+  const found = new Map<number, { order: number; direct: Set<number>; mirrored: Set<number>; directScore: number; mirroredScore: number }>();
   for (let i = 0; i < q.length; i += 32) {
     const [a1, a2] = nearestTwo(book, q, i);
     const [b1, b2] = nearestTwo(book, q, i + 16);
@@ -81,21 +97,30 @@ function reference(book: Uint8Array, images: Map<number, Uint8Array>, q: Uint8Ar
     const channels: [number[], number, number, 'direct' | 'mirrored'][] = [[[(a1 << 8) | b1, (a1 << 8) | b2, (a2 << 8) | b1], lo, hi, 'direct']];
     if (opts.mirror) channels.push([[(b1 << 8) | a1, (b1 << 8) | a2, (b2 << 8) | a1], hi, lo, 'mirrored']);
     for (const [probe, l, h, ch] of channels) {
-      const voted = new Set<number>();
-      for (const cell of probe) for (const p of cells.get(cell) ?? []) {
-        if (pop(p.lo ^ l) + pop(p.hi ^ h) > opts.maxHe || voted.has(p.id)) continue;
-        voted.add(p.id);
-        const v = votes.get(p.id) ?? { order: p.order, direct: 0, mirrored: 0 };
-        v[ch]++;
-        votes.set(p.id, v);
-      }
+      for (const cell of probe.slice(0, opts.probes ?? 3)) scan(cell, l, h, ch);
     }
   }
-  return [...votes].map(([id, v]) => ({ id, votes: Math.max(v.direct, v.mirrored), mirrored: v.mirrored > v.direct, order: v.order }))
+  function scan(cell: number, l: number, h: number, ch: 'direct' | 'mirrored') {
+    for (const p of cells.get(cell) ?? []) {
+      work.scanned++;
+      if (pop(p.lo ^ l) + pop(p.hi ^ h) > opts.maxHe) continue;
+      work.passed++;
+      const v = found.get(p.id) ?? { order: p.order, direct: new Set<number>(), mirrored: new Set<number>(), directScore: 0, mirroredScore: 0 };
+      if (!v[ch].has(p.feature)) {
+        v[ch].add(p.feature);
+        v[`${ch}Score`] += weight(images.size, cells.get(cell)!.length);
+      }
+      found.set(p.id, v);
+    }
+  }
+  return [...found].map(([id, v]) => {
+    const mirrored = v.mirroredScore > v.directScore;
+    return { id, votes: (mirrored ? v.mirrored : v.direct).size, mirrored, score: mirrored ? v.mirroredScore : v.directScore, order: v.order };
+  })
     .filter((c) => c.votes >= opts.minVotes)
-    .sort((x, y) => y.votes - x.votes || x.order - y.order)
+    .sort((x, y) => y.score - x.score || x.order - y.order)
     .slice(0, opts.limit)
-    .map(({ id, votes, mirrored }) => ({ id, votes, mirrored }));
+    .map(({ id, votes, mirrored, score }) => ({ id, votes, mirrored, score }));
 }
 
 /** A codebook of 256 halves drawn from the descriptors themselves (the trained one does better; any works for the rule). */
@@ -120,6 +145,8 @@ test('answers exactly what the reference rule gives, direct and mirrored, on ran
   const copy = new Uint8Array([...noisy(images.get(52 * 7 + 3)!, 10, r), ...bytes(r, 32 * 100)]);
   const got = index.query(copy, { maxEmbeddingDistance: 18, minVotes: 3, limit: 10 });
   assert.equal(got, reference(book, images, copy, opts));
+  assert.equal(index.lastQueryWork(), work, 'the postings scanned and passed');
+  assert.ok(work.passed > 0 && work.scanned > work.passed);
   assert.is(got[0].id, 52 * 7 + 3);
   assert.is(got[0].mirrored, false);
   // its mirror: found through the mirrored channel
@@ -149,8 +176,36 @@ test('many images, thresholds and limits: equal to the reference for each settin
     index.add(id, d);
   }
   const query = new Uint8Array([...noisy(images.get(99)!, 6, r), ...noisy(images.get(200)!.subarray(0, 32 * 12), 4, r)]);
-  for (const [maxHe, minVotes, limit, mirror] of [[18, 1, 100, true], [10, 2, 5, true], [24, 1, 3, false], [0, 1, 50, true]] as const) {
-    assert.equal(index.query(query, { maxEmbeddingDistance: maxHe, minVotes, limit, mirror }), reference(book, images, query, { maxHe, minVotes, limit, mirror }), `maxHe ${maxHe} minVotes ${minVotes} limit ${limit} mirror ${mirror}`);
+  for (const [maxHe, minVotes, limit, mirror, probes] of [[18, 1, 100, true, 3], [10, 2, 5, true, 3], [24, 1, 3, false, 3], [0, 1, 50, true, 3], [18, 1, 100, true, 1], [24, 1, 100, false, 1]] as const) {
+    const got = index.query(query, { maxEmbeddingDistance: maxHe, minVotes, limit, mirror, probes });
+    assert.equal(got, reference(book, images, query, { maxHe, minVotes, limit, mirror, probes }), `maxHe ${maxHe} minVotes ${minVotes} limit ${limit} mirror ${mirror} probes ${probes}`);
+    assert.equal(index.lastQueryWork(), work, 'the postings scanned and passed');
+  }
+  index.free();
+});
+
+test('10,000 images and crowded cells (nearly every posting within the embedding distance): equal to the reference', () => {
+  const r = random(17);
+  const book = codebookFrom(r);
+  const index = new FeatureIndex(book);
+  const images = new Map<number, Uint8Array>();
+  // 10,000 images of 4 features each, all near one of 40 common descriptors: a few crowded cells
+  const common = bytes(r, 32 * 40);
+  for (let id = 0; id < 10_000; id++) {
+    const d = new Uint8Array(32 * 4);
+    for (let k = 0; k < 4; k++) {
+      const c = Math.floor(r() * 40);
+      d.set(noisy(common.subarray(32 * c, 32 * c + 32), 2, r), 32 * k);
+    }
+    images.set(id, d);
+    index.add(id, d);
+  }
+  const query = new Uint8Array([...noisy(common, 1, r), ...noisy(common, 1, r)]);
+  for (const maxHe of [64, 18, 6]) {
+    const got = index.query(query, { maxEmbeddingDistance: maxHe, minVotes: 1, limit: 50, maxList: 1e9 });
+    assert.equal(got, reference(book, images, query, { maxHe, minVotes: 1, limit: 50, mirror: true }), `maxHe ${maxHe}`);
+    assert.equal(index.lastQueryWork(), work);
+    if (maxHe === 64) assert.ok(work.passed > 40_000, `crowded: ${work.passed} finds`);
   }
   index.free();
 });
@@ -173,6 +228,47 @@ test('an id is added once (records are immutable); ids, descriptors and the code
   assert.equal(index.query(new Uint8Array(0)), []);
   index.free();
   assert.throws(() => index.size(), /freed/);
+});
+
+test('an image holds its first 64 features: the rest are not indexed, and a feature found by many query descriptors counts once', () => {
+  const r = random(21);
+  const book = codebookFrom(r);
+  const index = new FeatureIndex(book);
+  const images = new Map<number, Uint8Array>();
+  for (let id = 0; id < 40; id++) {
+    const d = bytes(r, 32 * 100);
+    images.set(id, d);
+    index.add(id, d);
+  }
+  assert.is(index.postings(), 40 * 64);
+  const d = images.get(17)!;
+  // its features 64-99 alone: not held, so not found
+  assert.not.ok(index.query(d.subarray(64 * 32), { minVotes: 1 }).some((c) => c.id === 17));
+  // feature 5 asked 30 times over (with noise) is one feature found
+  const same = new Uint8Array(Array.from({ length: 30 }, () => [...noisy(d.subarray(5 * 32, 6 * 32), 3, r)]).flat());
+  const got = index.query(same, { minVotes: 1, mirror: false });
+  assert.equal(got, reference(book, images, same, { maxHe: 18, minVotes: 1, limit: 20, mirror: false }));
+  assert.is(got.find((c) => c.id === 17)?.votes, 1);
+  // the whole image: all 64 held features, in the reference's order
+  const whole = index.query(d, { minVotes: 1 });
+  assert.equal(whole, reference(book, images, d, { maxHe: 18, minVotes: 1, limit: 20, mirror: true }));
+  assert.is(whole[0].id, 17);
+  assert.is(whole[0].votes, 64);
+  assert.is(whole[0].mirrored, false);
+  index.free();
+});
+
+test('a cell weighs 4 log2(images / postings), in quarter steps, at least 1', () => {
+  const index = new FeatureIndex(codebookFrom(random(2)));
+  const r = random(4);
+  for (let id = 0; id < 1000; id++) index.add(id, bytes(r, 32));
+  for (const postings of [1, 2, 3, 7, 10, 64, 100, 333, 999, 1000, 1001, 5000, 1e6]) {
+    const w = index.cellWeight(postings);
+    const exact = 4 * Math.log2(1000 / postings);
+    assert.is(w, weight(1000, postings), `postings ${postings}`);
+    assert.ok(exact < 1 ? w === 1 : w <= exact + 1e-9 && w > exact - 1.5, `postings ${postings}: ${w} against ${exact}`);
+  }
+  index.free();
 });
 
 test('memory stays flat over many queries, and a freed index gives its memory back', () => {

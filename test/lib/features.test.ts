@@ -130,6 +130,54 @@ test('the transform: a crop maps to the crop, a mirror to the mirror, a rotation
   assert.ok(Math.abs(angle + 20) < 1.5, `angle ${angle.toFixed(2)}`);
 });
 
+/**
+ * The check's first step in plain JS: each query feature's nearest record feature (the
+ * first on a tie) when within 64 bits and below 80 % of the second nearest, one query
+ * feature per record feature (the nearer, the first on a tie); how many pairs that is.
+ */
+function correspondences(query: FeatureSet, record: FeatureSet): number {
+  const d = (a: Uint8Array, i: number, b: Uint8Array, j: number) => {
+    let s = 0;
+    for (let k = 8; k < FEATURE_BYTES; k++) for (let x = a[i * FEATURE_BYTES + k] ^ b[j * FEATURE_BYTES + k]; x; x &= x - 1) s++;
+    return s;
+  };
+  const kept = new Map<number, number>(); // record feature -> the distance of its query feature
+  for (let i = 0; i < query.count; i++) {
+    let d1 = 257, d2 = 257, j1 = -1;
+    for (let j = 0; j < record.count; j++) {
+      const x = d(query.bytes, i, record.bytes, j);
+      if (x < d1) { d2 = d1; d1 = x; j1 = j; } else if (x < d2) d2 = x;
+    }
+    if (j1 < 0 || d1 > 64 || d1 * 100 >= 80 * d2) continue;
+    if (!kept.has(j1) || d1 < kept.get(j1)!) kept.set(j1, d1);
+  }
+  return kept.size;
+}
+
+test('the correspondences are the ratio test\'s, as a plain search gives them: a copy, a stranger, ties, odd counts', async () => {
+  const photo = (await features(PHOTO))!;
+  const crop = (await features(new Uint8Array(await sharp(PHOTO).extract({ left: 80, top: 40, width: 320, height: 300 }).jpeg({ quality: 70 }).toBuffer())))!;
+  let stranger: FeatureSet | null = null;
+  for (const f of readdirSync(DISTINCT).sort()) if (stranger === null) stranger = await features(join(DISTINCT, f));
+  assert.ok(stranger !== null);
+  // records of odd sizes, some of whose features repeat (ties: a query feature nearest two of them fails the ratio test)
+  const withRepeats = (n: number): FeatureSet => {
+    const bytes = photo.bytes.slice(0, n * FEATURE_BYTES);
+    for (let i = 0; i < 10; i++) bytes.copyWithin((n - 1 - i) * FEATURE_BYTES, (10 + i) * FEATURE_BYTES, (11 + i) * FEATURE_BYTES);
+    return { ...photo, count: n, bytes };
+  };
+  // (the check reports the correspondences of a pass that found a transform: the stranger's may find none)
+  for (const [query, record, copy] of [[crop, recordFeatures(photo), true], [stranger!, recordFeatures(photo), false], [crop, withRepeats(255), true], [crop, withRepeats(201), true], [photo, withRepeats(13), true], [crop, withRepeats(98), true]] as const) {
+    const want = correspondences(query, record);
+    for (const flavor of simdSupported ? ['simd', 'scalar'] as const : ['scalar'] as const) {
+      const m = compareFeatures(query, record, { mirror: false, flavor });
+      if (copy) assert.ok(m.inliers > 0, `${query.count} x ${record.count}: a transform`);
+      if (m.inliers > 0) assert.is(m.correspondences, want, `${flavor}, ${query.count} x ${record.count}`);
+    }
+  }
+  assert.ok(correspondences(crop, recordFeatures(photo)) >= 26, 'the copy has enough to confirm');
+});
+
 test('both builds: the same features, the same match', async () => {
   if (!simdSupported) return;
   const px = await pixels(PHOTO);
