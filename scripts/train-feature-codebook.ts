@@ -1,7 +1,9 @@
 // Trains the local-features retrieval index's codebook (issue 32; src/lib/feature-index.ts):
 // 256 codewords for the descriptors' 128-bit halves, by k-majority (binary k-means: each
 // codeword the bitwise majority of the halves nearest to it), seeded k-means++ style,
-// from the features of real photos. Writes src/lib/feature-codebook.ts.
+// from the features of real photos; then each codeword's embedding places: the
+// EMBED_BITS bits most balanced among the halves nearest to it (the index's Hamming
+// embedding compares those). Writes src/lib/feature-codebook.ts.
 //
 //   node --import tsx scripts/train-feature-codebook.ts /tmp/provenant-corpus [--seed 1]
 //
@@ -23,6 +25,7 @@ import { seeded } from '../src/cli/bench/random.js';
 const CODEWORDS = 256;
 const HALF = 16;
 const ITERATIONS = 20;
+const EMBED_BITS = 32;
 /** Halves sampled at most (memory and time: each iteration compares every sample with every codeword). */
 const MAX_SAMPLES = 400_000;
 
@@ -37,6 +40,20 @@ function distance(a: Uint8Array, ao: number, b: Uint8Array, bo: number): number 
   let d = 0;
   for (let i = 0; i < HALF; i++) d += POP[a[ao + i] ^ b[bo + i]];
   return d;
+}
+
+/** The codeword nearest to half `i` (the lowest on ties, as the kernel's cellOf) and its distance. */
+function nearestCodeword(halves: Uint8Array, i: number, book: Uint8Array): [number, number] {
+  let best = 0;
+  let bestD = 129;
+  for (let k = 0; k < CODEWORDS; k++) {
+    const d = distance(halves, i * HALF, book, k * HALF);
+    if (d < bestD) {
+      bestD = d;
+      best = k;
+    }
+  }
+  return [best, bestD];
 }
 
 async function samplesFrom(corpus: string, random: () => number): Promise<{ halves: Uint8Array; photos: number; features: number }> {
@@ -94,15 +111,7 @@ function train(halves: Uint8Array, random: () => number): { codebook: Uint8Array
   for (let it = 0; it < ITERATIONS; it++) {
     let total = 0;
     for (let i = 0; i < n; i++) {
-      let best = 0;
-      let bestD = 129;
-      for (let k = 0; k < CODEWORDS; k++) {
-        const d = distance(halves, i * HALF, book, k * HALF);
-        if (d < bestD) {
-          bestD = d;
-          best = k;
-        }
-      }
+      const [best, bestD] = nearestCodeword(halves, i, book);
       assign[i] = best;
       total += bestD;
     }
@@ -128,6 +137,30 @@ function train(halves: Uint8Array, random: () => number): { codebook: Uint8Array
   return { codebook: book, meanDistance };
 }
 
+/**
+ * Each codeword's EMBED_BITS places: the bits whose share of ones among the halves
+ * nearest to it (lowest codeword on ties, as the kernel's cellOf) is nearest one half,
+ * the lower place on ties, in ascending order of place. A codeword no half is nearest to
+ * gets places 0 to EMBED_BITS - 1.
+ */
+function embeddingPlaces(halves: Uint8Array, book: Uint8Array): Uint8Array {
+  const n = halves.length / HALF;
+  const ones = new Uint32Array(CODEWORDS * HALF * 8);
+  const counts = new Uint32Array(CODEWORDS);
+  for (let i = 0; i < n; i++) {
+    const [best] = nearestCodeword(halves, i, book);
+    counts[best]++;
+    for (let b = 0; b < HALF * 8; b++) if (halves[i * HALF + (b >> 3)] & (1 << (b & 7))) ones[best * HALF * 8 + b]++;
+  }
+  const places = new Uint8Array(CODEWORDS * EMBED_BITS);
+  for (let k = 0; k < CODEWORDS; k++) {
+    const imbalance = (b: number) => Math.abs(2 * ones[k * HALF * 8 + b] - counts[k]);
+    const chosen = Array.from({ length: HALF * 8 }, (_, b) => b).sort((x, y) => imbalance(x) - imbalance(y) || x - y).slice(0, EMBED_BITS).sort((x, y) => x - y);
+    places.set(chosen, k * EMBED_BITS);
+  }
+  return places;
+}
+
 const args = process.argv.slice(2);
 const corpus = args.find((a) => !a.startsWith('--'));
 const seedAt = args.indexOf('--seed');
@@ -138,22 +171,27 @@ if (corpus === undefined || !Number.isInteger(seed)) {
 }
 const random = seeded(seed);
 const { halves, photos, features } = await samplesFrom(corpus, random);
-const { codebook, meanDistance } = train(halves, random);
-if (codebook.length !== FEATURE_CODEBOOK_BYTES) throw new Error('codebook of the wrong size');
+const { codebook: codewords, meanDistance } = train(halves, random);
+const codebook = new Uint8Array(FEATURE_CODEBOOK_BYTES);
+codebook.set(codewords, 0);
+codebook.set(embeddingPlaces(halves, codewords), codewords.length);
+if (codewords.length + CODEWORDS * EMBED_BITS !== FEATURE_CODEBOOK_BYTES) throw new Error('codebook of the wrong size');
 const b64 = Buffer.from(codebook).toString('base64');
 const lines = b64.match(/.{1,100}/g)!.map((l) => `  '${l}',`).join('\n');
 const out = `// The local-features retrieval index's codebook (src/lib/feature-index.ts): 256
-// codewords of 128 bits, trained by scripts/train-feature-codebook.ts (k-majority, seed
+// codewords of 128 bits and each one's ${EMBED_BITS} embedding places, trained by scripts/train-feature-codebook.ts (k-majority, seed
 // ${seed}, ${ITERATIONS} iterations) on ${halves.length / HALF} descriptor halves of ${features} features of FEATURES_VERSION
 // ${FEATURES_VERSION} from ${photos} dev-corpus photos (JPEGs whose SHA-256 starts with an even digit).
-// Mean distance of a half to its codeword: ${meanDistance.toFixed(2)} bits. Generated: do not edit;
+// Mean distance of a half to its codeword: ${meanDistance.toFixed(2)} bits. Embedding places: the ${EMBED_BITS}
+// bits most balanced among the halves nearest to each codeword. Generated: do not edit;
 // train again when the features change (a new FEATURES_VERSION).
+// SHA-256 of the codewords: ${createHash('sha256').update(codewords).digest('hex')}
 // SHA-256 of the codebook: ${createHash('sha256').update(codebook).digest('hex')}
 const BASE64 = [
 ${lines}
 ].join('');
 
-/** The codebook's ${FEATURE_CODEBOOK_BYTES} bytes (codeword i at i x 16). */
+/** The codebook's ${FEATURE_CODEBOOK_BYTES} bytes (codeword i at i x 16, its embedding places at ${codewords.length} + i x ${EMBED_BITS}). */
 export const FEATURE_CODEBOOK: Uint8Array = Uint8Array.from(atob(BASE64), (c) => c.charCodeAt(0));
 `;
 writeFileSync(new URL('../src/lib/feature-codebook.ts', import.meta.url), out);

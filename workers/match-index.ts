@@ -109,7 +109,7 @@ function handle(req: IndexRequest): IndexReply {
       } catch {
         continue; // checked at publish: a stored set that does not decode is never matched
       }
-      features.add(req.ids[i], descriptorsOf(set));
+      features.addSet(req.ids[i], set);
     }
     return { n: req.n, featureImages: features.size(), featureBytes: features.bytes() };
   }

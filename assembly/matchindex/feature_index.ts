@@ -8,13 +8,17 @@
 //   codebook.ts); the pair of codewords is the descriptor's word, one of 65,536 cells.
 //   Two small codebooks give a fine partition at the cost of 512 half-distances per
 //   descriptor, where one codebook of 65,536 full descriptors would cost 65,536.
-// - A posting is (slot, 64 bits of the descriptor: its bytes 0-3 and 16-19). A query
+// - A posting is (slot, 64 bits of the descriptor: its Hamming embedding). A query
 //   descriptor probes its three best cells (best x best, best x second, second x best)
-//   and counts a posting only within `maxHe` bits of its own 64: the embedding keeps a
-//   true match at some 10-18 bits of 64 and passes a random descriptor with a chance of
-//   about 1 in 4,000 (P[Binomial(64, 1/2) <= 18]). Not in the crowded cells, whose
-//   descriptors (of faint, nearly uniform patches) are near one another: there most
-//   postings pass (fiPassed: 1.5M of 1.8M scanned per query at 200,000 images).
+//   and counts a posting only within `maxHe` bits of its own 64. Which 64: each codeword
+//   names the 32 bits of a half that are most balanced among the halves nearest to it
+//   (trained with the codebook), and a descriptor's embedding in cell (a, b) is its first
+//   half's bits at codeword a's places (in ascending order of place) and its second
+//   half's at b's. A bit that nearly
+//   every half of a cell has alike says nothing there: with the first 32 bits of each
+//   half, 98 % of the same-cell descriptors of other photos passed 18 bits (the crowded
+//   cells hold faint, nearly uniform patches, alike in most bits); with the balanced
+//   bits, 37 %, keeping 97 % of true matches (docs/features.md).
 // - Mirrored copies (issue 32: as PDQ's dihedral hashes do): the features kernel's
 //   descriptor of a mirrored keypoint is its two halves swapped (assembly/features/
 //   descriptor.ts), so a mirrored query descriptor probes the swapped cells with its 64
@@ -34,12 +38,13 @@
 //   matchFeatures).
 //
 // Layout of one index (fiCreate): a record of u32 fields; heads: 65,536 cells x (first
-// block, last block, count); postings in blocks (next u32, count u32, capacity u32,
-// postings of 12 bytes: slot | feature << 26, he_lo, he_hi) whose capacity grows with the
-// cell (its postings so far, from MIN_BLOCK_POSTINGS to MAX_BLOCK_POSTINGS: a crowded
-// cell is a few long runs to scan, not a chain of small blocks, each a cache miss away
-// from the last), bump-allocated from arenas
-// of ARENA_BYTES (records are never removed: a revoked signature still matches); per slot
+// block, last block, count); postings in blocks (next u32, count u32, capacity u32, a pad
+// u32; then the capacity's embeddings, u64 each, then their slot | feature << 26, u32
+// each: a scan reads the embeddings alone, and a posting's slot only when it passes)
+// whose capacity grows with the cell (its postings so far, from MIN_BLOCK_POSTINGS to
+// MAX_BLOCK_POSTINGS: a crowded cell is a few long runs to scan, not a chain of small
+// blocks, each a cache miss away from the last), bump-allocated from arenas of
+// ARENA_BYTES (records are never removed: a revoked signature still matches); per slot
 // its id and SCRATCH_BYTES of query scratch (the features found, direct and mirrored, as
 // two u64 sets, then their two u32 scores); an id table (open addressing over slot + 1,
 // as pdq_index.ts's).
@@ -50,11 +55,13 @@ const HEAD_BYTES: usize = 12;
 const MIN_BLOCK_POSTINGS: u32 = 16;
 const MAX_BLOCK_POSTINGS: u32 = 8192;
 const POSTING_BYTES: usize = 12;
-const BLOCK_HEADER: usize = 12;
+const BLOCK_HEADER: usize = 16;
 const ARENA_BYTES: usize = 1 << 20;
 const CODEWORDS: u32 = 256;
-/** Bytes of the codebook: 256 codewords of 16 bytes (one 128-bit half each). */
-const CODEBOOK_BYTES: u32 = CODEWORDS * 16;
+/** Bits of a half each codeword embeds (its places: distinct u8 0-127, the host checks). */
+const EMBED_BITS: u32 = 32;
+/** Bytes of the codebook: 256 codewords of 16 bytes (one 128-bit half each), then each codeword's EMBED_BITS places. */
+const CODEBOOK_BYTES: u32 = CODEWORDS * 16 + CODEWORDS * EMBED_BITS;
 /** Query descriptors one query takes at most. */
 const MAX_QUERY: u32 = 16384;
 /** Features of one image the index holds (its first; the found-sets are u64). */
@@ -83,7 +90,8 @@ const X_POSTINGS: usize = 40;
 const X_CODEBOOK: usize = 44;
 const X_TOUCHED: usize = 48; // slots voted for by the query running (u32 each)
 const X_TOUCHEDCAP: usize = 52;
-const X_SIZE: usize = 56;
+const X_EMBED: usize = 56; // each codeword's compress steps (EMBED_BYTES)
+const X_SIZE: usize = 60;
 
 // Query results: (id, votes, mirrored, score) quadruples; grow-only.
 let results: usize = 0;
@@ -99,6 +107,7 @@ export function fiCreate(codebook: usize): usize {
   const book = heap.alloc(<usize>CODEBOOK_BYTES);
   memory.copy(book, codebook, <usize>CODEBOOK_BYTES);
   st(ix, X_CODEBOOK, <u32>book);
+  st(ix, X_EMBED, <u32>embedSteps(book));
   st(ix, X_IDCAP, 64);
   st(ix, X_IDTAB, <u32>idTableAlloc(64));
   return ix;
@@ -107,6 +116,7 @@ export function fiCreate(codebook: usize): usize {
 export function fiDestroy(ix: usize): void {
   heap.free(<usize>ld(ix, X_HEADS));
   heap.free(<usize>ld(ix, X_CODEBOOK));
+  heap.free(<usize>ld(ix, X_EMBED));
   heap.free(<usize>ld(ix, X_IDTAB));
   if (ld(ix, X_IDS) != 0) heap.free(<usize>ld(ix, X_IDS));
   if (ld(ix, X_SCRATCH) != 0) heap.free(<usize>ld(ix, X_SCRATCH));
@@ -203,22 +213,21 @@ function newBlock(ix: usize, capacity: u32): usize {
   return at;
 }
 
-function append(ix: usize, cell: u32, slot: u32, lo: u32, hi: u32): void {
+function append(ix: usize, cell: u32, slot: u32, embedding: u64): void {
   const head = <usize>ld(ix, X_HEADS) + <usize>cell * HEAD_BYTES;
   let block = <usize>load<u32>(head, 4);
   if (block == 0 || load<u32>(block, 4) == load<u32>(block, 8)) {
     const had = load<u32>(head, 8);
-    const fresh = newBlock(ix, had < MIN_BLOCK_POSTINGS ? MIN_BLOCK_POSTINGS : had > MAX_BLOCK_POSTINGS ? MAX_BLOCK_POSTINGS : had);
+    // an even capacity keeps the next block's embeddings 8-byte aligned
+    const fresh = newBlock(ix, had < MIN_BLOCK_POSTINGS ? MIN_BLOCK_POSTINGS : had > MAX_BLOCK_POSTINGS ? MAX_BLOCK_POSTINGS : (had + 1) & ~1);
     if (block == 0) store<u32>(head, <u32>fresh);
     else store<u32>(block, <u32>fresh);
     store<u32>(head, <u32>fresh, 4);
     block = fresh;
   }
   const n = load<u32>(block, 4);
-  const p = block + BLOCK_HEADER + <usize>n * POSTING_BYTES;
-  store<u32>(p, slot);
-  store<u32>(p, lo, 4);
-  store<u32>(p, hi, 8);
+  store<u64>(block + BLOCK_HEADER + (<usize>n << 3), embedding);
+  store<u32>(block + BLOCK_HEADER + (<usize>load<u32>(block, 8) << 3) + (<usize>n << 2), slot);
   store<u32>(block, n + 1, 4);
   store<u32>(head, load<u32>(head, 8) + 1, 8);
   st(ix, X_POSTINGS, ld(ix, X_POSTINGS) + 1);
@@ -309,26 +318,98 @@ function cellOf(book: usize, d: usize): u32 {
   return (a << 8) | b;
 }
 
+// A half's embedding at codeword w: its bits at w's places, in ascending order of place
+// (the lowest place's bit the lowest), by the compress of Hacker's Delight (Warren, 7-4)
+// on each 64-bit word of the half: 6 mask-and-shift steps whose masks depend on the
+// places alone, made once per index (embedSteps), where a bit-by-bit gather of 32 places
+// cost a fifth of a record's add.
+/** Per codeword: the places' masks of the half's two words, their 6 steps each, and the places in the low word (u64 each). */
+const EMBED_BYTES: usize = 15 * 8;
+
+/** Each codeword's compress steps from its places (the codebook's bytes after the codewords). */
+function embedSteps(book: usize): usize {
+  const steps = heap.alloc(<usize>CODEWORDS * EMBED_BYTES);
+  for (let w: u32 = 0; w < CODEWORDS; w++) {
+    const places = book + <usize>CODEWORDS * 16 + <usize>w * EMBED_BITS;
+    let mlo: u64 = 0;
+    let mhi: u64 = 0;
+    for (let k: u32 = 0; k < EMBED_BITS; k++) {
+      const at = <u64>load<u8>(places + k);
+      if (at < 64) mlo |= <u64>1 << at;
+      else mhi |= <u64>1 << (at - 64);
+    }
+    const e = steps + <usize>w * EMBED_BYTES;
+    store<u64>(e, mlo);
+    store<u64>(e, mhi, 8);
+    compressSteps(mlo, e + 16);
+    compressSteps(mhi, e + 64);
+    store<u64>(e, popcnt<u64>(mlo), 112);
+  }
+  return steps;
+}
+
+/** The 6 move masks of compress(x, m) (Hacker's Delight 7-4) at `out`. */
+function compressSteps(m: u64, out: usize): void {
+  let mk = ~m << 1;
+  for (let i: u64 = 0; i < 6; i++) {
+    let mp = mk ^ (mk << 1);
+    mp ^= mp << 2;
+    mp ^= mp << 4;
+    mp ^= mp << 8;
+    mp ^= mp << 16;
+    mp ^= mp << 32;
+    const mv = mp & m;
+    store<u64>(out + (<usize>i << 3), mv);
+    m = (m ^ mv) | (mv >>> (<u64>1 << i));
+    mk = mk & ~mp;
+  }
+}
+
+@inline function compress(x: u64, steps: usize): u64 {
+  let t = x & load<u64>(steps);
+  x = (x ^ t) | (t >>> 1);
+  t = x & load<u64>(steps, 8);
+  x = (x ^ t) | (t >>> 2);
+  t = x & load<u64>(steps, 16);
+  x = (x ^ t) | (t >>> 4);
+  t = x & load<u64>(steps, 24);
+  x = (x ^ t) | (t >>> 8);
+  t = x & load<u64>(steps, 32);
+  x = (x ^ t) | (t >>> 16);
+  t = x & load<u64>(steps, 40);
+  return (x ^ t) | (t >>> 32);
+}
+
+/** The embedding of the half at `h` (16 bytes) at codeword `w` (steps: the index's X_EMBED). */
+function embed(steps: usize, w: u32, h: usize): u32 {
+  const e = steps + <usize>w * EMBED_BYTES;
+  const lo = compress(load<u64>(h) & load<u64>(e), e + 16);
+  const hi = compress(load<u64>(h, 8) & load<u64>(e, 8), e + 64);
+  return <u32>(lo | (hi << load<u64>(e, 112)));
+}
+
 /** The cell of the descriptor at `d` (32 bytes), as the index files it. */
 export function fiCell(ix: usize, d: usize): u32 {
   return cellOf(<usize>ld(ix, X_CODEBOOK), d);
 }
 
 /**
- * Adds the first FEATURES_PER_IMAGE of the `n` descriptors (32 bytes each, at
- * `descriptors`) of the image `id`. An id already held is left as it is (records never
- * change) and answers 0; an index of MAX_IMAGES answers 2; else 1.
+ * Adds the first FEATURES_PER_IMAGE of the `n` descriptors (32 bytes each, `stride` bytes
+ * apart from `descriptors`: 32 packed, 40 in a feature set's features) of the image `id`.
+ * An id already held is left as it is (records never change) and answers 0; an index of
+ * MAX_IMAGES answers 2; else 1.
  */
-export function fiAdd(ix: usize, id: u32, descriptors: usize, n: u32): u32 {
+export function fiAdd(ix: usize, id: u32, descriptors: usize, n: u32, stride: u32): u32 {
   if (ld(ix, X_SLOTS) != 0 && idFind(ix, id) >= 0) return 0;
   if (ld(ix, X_SLOTS) >= MAX_IMAGES) return 2;
   if (n > FEATURES_PER_IMAGE) n = FEATURES_PER_IMAGE;
   const slot = newSlot(ix, id);
   const book = <usize>ld(ix, X_CODEBOOK);
+  const steps = <usize>ld(ix, X_EMBED);
   for (let i: u32 = 0; i < n; i++) {
-    const d = descriptors + (<usize>i << 5);
+    const d = descriptors + <usize>i * <usize>stride;
     const cell = cellOf(book, d);
-    append(ix, cell, slot | (i << 26), load<u32>(d), load<u32>(d, 16));
+    append(ix, cell, slot | (i << 26), <u64>embed(steps, cell >>> 8, d) | (<u64>embed(steps, cell & 255, d + 16) << 32));
   }
   return 1;
 }
@@ -348,7 +429,7 @@ export function fiPostings(ix: usize): u32 {
 /** Bytes the index holds: cells, arenas, slots, id table, codebook. */
 export function fiBytes(ix: usize): u32 {
   return <u32>(<usize>CELLS * HEAD_BYTES + <usize>ld(ix, X_ARENAS) * ARENA_BYTES + (<usize>ld(ix, X_SLOTCAP) * (4 + SCRATCH_BYTES))
-    + (<usize>ld(ix, X_IDCAP) << 2) + <usize>CODEBOOK_BYTES + (<usize>ld(ix, X_TOUCHEDCAP) << 2));
+    + (<usize>ld(ix, X_IDCAP) << 2) + <usize>CODEBOOK_BYTES + <usize>CODEWORDS * EMBED_BYTES + (<usize>ld(ix, X_TOUCHEDCAP) << 2));
 }
 
 // ---- querying ----
@@ -407,16 +488,17 @@ function scanCell(ix: usize, scratch: usize, cell: u32, lo: u32, hi: u32, maxHe:
   if (count == 0 || count > maxList) return; // a cell this crowded says nothing (a stop word)
   const weight = fiWeight(ld(ix, X_SLOTS), count);
   scanned += count;
+  const q = <u64>lo | (<u64>hi << 32);
+  const limit = <u64>maxHe;
   let block = <usize>load<u32>(head);
   while (block != 0) {
     const n = load<u32>(block, 4);
-    let p = block + BLOCK_HEADER;
-    const end = p + <usize>n * POSTING_BYTES;
-    for (; p < end; p += POSTING_BYTES) {
-      const d = popcnt<u32>(load<u32>(p, 4) ^ lo) + popcnt<u32>(load<u32>(p, 8) ^ hi);
-      if (d <= maxHe) {
+    const embeddings = block + BLOCK_HEADER;
+    const slots = embeddings + (<usize>load<u32>(block, 8) << 3);
+    for (let i: usize = 0; i < <usize>n; i++) {
+      if (popcnt<u64>(load<u64>(embeddings + (i << 3)) ^ q) <= limit) {
         passed++;
-        const w = load<u32>(p);
+        const w = load<u32>(slots + (i << 2));
         vote(ix, scratch, w & SLOT_MASK, w >>> 26, channel, weight);
       }
     }
@@ -436,6 +518,7 @@ export function fiQuery(ix: usize, descriptors: usize, n: u32, mirror: u32, maxH
   if (n > MAX_QUERY) n = MAX_QUERY;
   if (ld(ix, X_SLOTS) == 0 || limit == 0) return 0;
   const book = <usize>ld(ix, X_CODEBOOK);
+  const steps = <usize>ld(ix, X_EMBED);
   const scratch = <usize>ld(ix, X_SCRATCH);
   touchedCount = 0;
   scanned = 0;
@@ -443,19 +526,22 @@ export function fiQuery(ix: usize, descriptors: usize, n: u32, mirror: u32, maxH
   for (let i: u32 = 0; i < n; i++) {
     const d = descriptors + (<usize>i << 5);
     nearestTwo(book, d);
-    const lo = load<u32>(d);
-    const hi = load<u32>(d, 16);
-    scanCell(ix, scratch, (a1 << 8) | b1, lo, hi, maxHe, maxList, 0);
+    // each half's embedding at its nearest codewords' places
+    const ea1 = embed(steps, a1, d);
+    const eb1 = embed(steps, b1, d + 16);
+    const ea2 = probes > 1 ? embed(steps, a2, d) : 0;
+    const eb2 = probes > 1 ? embed(steps, b2, d + 16) : 0;
+    scanCell(ix, scratch, (a1 << 8) | b1, ea1, eb1, maxHe, maxList, 0);
     if (probes > 1) {
-      scanCell(ix, scratch, (a1 << 8) | b2, lo, hi, maxHe, maxList, 0);
-      scanCell(ix, scratch, (a2 << 8) | b1, lo, hi, maxHe, maxList, 0);
+      scanCell(ix, scratch, (a1 << 8) | b2, ea1, eb2, maxHe, maxList, 0);
+      scanCell(ix, scratch, (a2 << 8) | b1, ea2, eb1, maxHe, maxList, 0);
     }
     if (mirror != 0) {
-      // the mirrored descriptor is the halves swapped: cells and bits swapped too
-      scanCell(ix, scratch, (b1 << 8) | a1, hi, lo, maxHe, maxList, 1);
+      // the mirrored descriptor is the halves swapped: cells and embeddings swapped too
+      scanCell(ix, scratch, (b1 << 8) | a1, eb1, ea1, maxHe, maxList, 1);
       if (probes > 1) {
-        scanCell(ix, scratch, (b1 << 8) | a2, hi, lo, maxHe, maxList, 1);
-        scanCell(ix, scratch, (b2 << 8) | a1, hi, lo, maxHe, maxList, 1);
+        scanCell(ix, scratch, (b1 << 8) | a2, eb1, ea2, maxHe, maxList, 1);
+        scanCell(ix, scratch, (b2 << 8) | a1, eb2, ea1, maxHe, maxList, 1);
       }
     }
   }

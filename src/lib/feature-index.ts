@@ -4,11 +4,12 @@
 // the descriptors' two halves, filtered by 64 of their bits, mirrored queries from the
 // same pass). It only retrieves: matchFeatures (features.ts) decides.
 import { loadKernel, wasmFlavor, type BaseExports, type Kernel, type WasmFlavor } from './wasm-core.js';
+import { FEATURE_BYTES, FEATURE_DESCRIPTOR_OFFSET, type FeatureSet } from './features.js';
 
 interface FeatureIndexExports extends BaseExports {
   fiCreate(codebook: number): number;
   fiDestroy(ix: number): void;
-  fiAdd(ix: number, id: number, descriptors: number, n: number): number;
+  fiAdd(ix: number, id: number, descriptors: number, n: number, stride: number): number;
   fiHas(ix: number, id: number): number;
   fiSize(ix: number): number;
   fiPostings(ix: number): number;
@@ -21,9 +22,10 @@ interface FeatureIndexExports extends BaseExports {
   fiPassed(): number;
 }
 
-/** Bytes of one descriptor, and of the codebook (256 codewords of one 128-bit half each). */
+/** Bytes of one descriptor, and of the codebook (256 codewords of one 128-bit half each, then each codeword's 32 embedding places: distinct bits 0-127 of a half). */
 export const DESCRIPTOR_BYTES = 32;
-export const FEATURE_CODEBOOK_BYTES = 256 * 16;
+export const FEATURE_EMBEDDING_BITS = 32;
+export const FEATURE_CODEBOOK_BYTES = 256 * 16 + 256 * FEATURE_EMBEDDING_BITS;
 /** Ids are integers from 0 to 2^31 - 1 (the kernel marks a result's channel in the top bit). */
 export const FEATURE_INDEX_MAX_ID = 0x7fff_ffff;
 /** Features of an image the index holds: its first 64 (the kernel's found-sets are 64-bit). */
@@ -34,7 +36,7 @@ export const FEATURE_INDEX_MAX_IMAGES = 2 ** 26;
 export interface FeatureQueryOptions {
   /** Also vote by the query's mirrored descriptors (default true). */
   mirror?: boolean;
-  /** Bits of the 64 compared a posting may differ in (default 18). */
+  /** Bits of the 64 compared a posting may differ in (default 14). */
   maxEmbeddingDistance?: number;
   /** Votes an image needs to be a candidate (default 4). */
   minVotes?: number;
@@ -54,6 +56,18 @@ export interface FeatureCandidate {
   mirrored: boolean;
   /** Those features weighed by their cells' rarity (cellWeight), what candidates are ranked by. */
   score: number;
+}
+
+/** Each codeword's places: FEATURE_EMBEDDING_BITS distinct bits of a 128-bit half. */
+function placesValid(codebook: Uint8Array): boolean {
+  for (let w = 0; w < 256; w++) {
+    const seen = new Set<number>();
+    for (const place of codebook.subarray(256 * 16 + w * FEATURE_EMBEDDING_BITS, 256 * 16 + (w + 1) * FEATURE_EMBEDDING_BITS)) {
+      if (place > 127 || seen.has(place)) return false;
+      seen.add(place);
+    }
+  }
+  return true;
 }
 
 function checkId(id: number): void {
@@ -81,6 +95,7 @@ export class FeatureIndex {
 
   constructor(codebook: Uint8Array, options: { flavor?: WasmFlavor } = {}) {
     if (!(codebook instanceof Uint8Array) || codebook.length !== FEATURE_CODEBOOK_BYTES) throw new RangeError(`a feature codebook is ${FEATURE_CODEBOOK_BYTES} bytes`);
+    if (!placesValid(codebook)) throw new RangeError(`a feature codebook's embedding places are ${FEATURE_EMBEDDING_BITS} distinct bits 0-127 of a half for each codeword`);
     this.kernel = loadKernel<FeatureIndexExports>('matchindex', options.flavor ?? wasmFlavor);
     this.handle = this.kernel.exports.fiCreate(this.kernel.writeScratch(codebook));
   }
@@ -99,9 +114,25 @@ export class FeatureIndex {
     const ix = this.live();
     checkId(id);
     const n = Math.min(descriptorCount(descriptors), FEATURE_INDEX_FEATURES);
-    const added = this.kernel.exports.fiAdd(ix, id, this.kernel.writeScratch(descriptors.subarray(0, n * DESCRIPTOR_BYTES)), n);
-    if (added === 2) throw new RangeError(`a feature index holds at most ${FEATURE_INDEX_MAX_IMAGES} images`);
-    return added === 1;
+    return this.added(this.kernel.exports.fiAdd(ix, id, this.kernel.writeScratch(descriptors.subarray(0, n * DESCRIPTOR_BYTES)), n, DESCRIPTOR_BYTES));
+  }
+
+  /**
+   * Adds image `id`'s feature set as add(id, descriptorsOf(set)) does, read in place
+   * (a restart adds a million: no descriptors copied out in JS).
+   */
+  addSet(id: number, set: FeatureSet): boolean {
+    const ix = this.live();
+    checkId(id);
+    const n = Math.min(set.count, FEATURE_INDEX_FEATURES);
+    if (!(set.bytes instanceof Uint8Array) || !Number.isInteger(n) || n < 0 || set.bytes.length < n * FEATURE_BYTES) throw new RangeError('a feature set of count x 40 bytes');
+    const at = this.kernel.writeScratch(set.bytes.subarray(0, n * FEATURE_BYTES));
+    return this.added(this.kernel.exports.fiAdd(ix, id, at + FEATURE_DESCRIPTOR_OFFSET, n, FEATURE_BYTES));
+  }
+
+  private added(answer: number): boolean {
+    if (answer === 2) throw new RangeError(`a feature index holds at most ${FEATURE_INDEX_MAX_IMAGES} images`);
+    return answer === 1;
   }
 
   has(id: number): boolean {
@@ -125,7 +156,7 @@ export class FeatureIndex {
     const maxList = options.maxList ?? Math.max(4096, Math.ceil((64 * postings) / 65536));
     const limit = options.limit ?? 20;
     const count = e.fiQuery(ix, this.kernel.writeScratch(descriptors), n, options.mirror === false ? 0 : 1,
-      options.maxEmbeddingDistance ?? 18, options.minVotes ?? 4, limit, maxList, options.probes === 1 ? 1 : 3);
+      options.maxEmbeddingDistance ?? 14, options.minVotes ?? 4, limit, maxList, options.probes === 1 ? 1 : 3);
     const r = this.kernel.view(Uint32Array, e.fiResults(), count * 4);
     const out: FeatureCandidate[] = new Array(count);
     for (let i = 0; i < count; i++) out[i] = { id: r[4 * i], votes: r[4 * i + 1], mirrored: r[4 * i + 2] === 1, score: r[4 * i + 3] };

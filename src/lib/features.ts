@@ -29,6 +29,8 @@ interface FeaturesExports extends BaseExports {
 export const FEATURES_VERSION = 1;
 /** Bytes of one packed feature: x, y (u16 fractions of the analysis image), angle, level, 2 zero bytes, 32 descriptor bytes. */
 export const FEATURE_BYTES = 40;
+/** Where a feature's descriptor begins within its FEATURE_BYTES. */
+export const FEATURE_DESCRIPTOR_OFFSET = 8;
 /** Levels of the pyramid (a feature's level is below it). */
 export const FEATURE_LEVELS = 6;
 /** Features a query is matched with, a record keeps, and the retrieval index takes of a record. */
@@ -193,7 +195,7 @@ export function recordFeatures(set: FeatureSet): FeatureSet {
 export function descriptorsOf(set: FeatureSet, limit = INDEXED_FEATURES): Uint8Array {
   const n = Math.min(set.count, limit);
   const out = new Uint8Array(n * 32);
-  for (let i = 0; i < n; i++) out.set(set.bytes.subarray(i * FEATURE_BYTES + 8, (i + 1) * FEATURE_BYTES), i * 32);
+  for (let i = 0; i < n; i++) out.set(set.bytes.subarray(i * FEATURE_BYTES + FEATURE_DESCRIPTOR_OFFSET, (i + 1) * FEATURE_BYTES), i * 32);
   return out;
 }
 

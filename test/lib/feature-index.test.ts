@@ -1,6 +1,7 @@
 // The local-features retrieval index (issue 32): its answers against a plain JS
 // reference that follows the kernel's rule (three cells per descriptor from the two
-// nearest codewords of each half, postings within 18 of the 64 embedded bits, an image's
+// nearest codewords of each half, postings within 18 of the 64 embedded bits: each
+// half's bits at its codeword's 32 places, an image's
 // votes the number of its first 64 features found in a channel, its score those weighed
 // by their cells' rarity, mirrored descriptors = halves swapped), on seeded
 // random descriptors; noisy and mirrored copies found first; ids and inputs checked;
@@ -9,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FeatureIndex, FEATURE_CODEBOOK_BYTES, FEATURE_INDEX_MAX_ID } from '../../src/lib/feature-index.js';
 import { loadKernel } from '../../src/lib/wasm.js';
+import { descriptorsOf, FEATURE_BYTES, type FeatureSet } from '../../src/lib/features.js';
 
 function random(seed: number): () => number {
   let s = seed | 0;
@@ -44,7 +46,6 @@ const pop = (x: number) => {
   for (let v = x >>> 0; v; v &= v - 1) c++;
   return c;
 };
-const u32 = (b: Uint8Array, o: number) => (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
 
 function halfDistance(book: Uint8Array, w: number, d: Uint8Array, o: number): number {
   let s = 0;
@@ -60,6 +61,14 @@ function nearestTwo(book: Uint8Array, d: Uint8Array, o: number): [number, number
     if (x < da) { b = a; db = da; a = w; da = x; } else if (x < db) { b = w; db = x; }
   }
   return [a, b];
+}
+
+/** The bits of the half at `o` at codeword `w`'s 32 embedding places (the codebook's bytes after its codewords) in ascending order of place, the lowest place's the lowest bit. */
+function embed(book: Uint8Array, w: number, d: Uint8Array, o: number): number {
+  const places = [...book.subarray(256 * 16 + w * 32, 256 * 16 + w * 32 + 32)].sort((x, y) => x - y);
+  let v = 0;
+  places.forEach((at, k) => { v |= ((d[o + (at >> 3)] >> (at & 7)) & 1) << k; });
+  return v >>> 0;
 }
 
 /** A cell's weight: 4 log2(images / postings) in quarter steps, at least 1 (the integer log2 of images x 256 / postings and the two bits below its top one). */
@@ -81,9 +90,11 @@ function reference(book: Uint8Array, images: Map<number, Uint8Array>, q: Uint8Ar
   let order = 0;
   for (const [id, d] of images) {
     for (let i = 0; i < Math.min(d.length, 64 * 32); i += 32) {
-      const cell = (nearestTwo(book, d, i)[0] << 8) | nearestTwo(book, d, i + 16)[0];
+      const a = nearestTwo(book, d, i)[0];
+      const b = nearestTwo(book, d, i + 16)[0];
+      const cell = (a << 8) | b;
       if (!cells.has(cell)) cells.set(cell, []);
-      cells.get(cell)!.push({ id, feature: i / 32, order, lo: u32(d, i), hi: u32(d, i + 16) });
+      cells.get(cell)!.push({ id, feature: i / 32, order, lo: embed(book, a, d, i), hi: embed(book, b, d, i + 16) });
     }
     order++;
   }
@@ -93,12 +104,14 @@ function reference(book: Uint8Array, images: Map<number, Uint8Array>, q: Uint8Ar
   for (let i = 0; i < q.length; i += 32) {
     const [a1, a2] = nearestTwo(book, q, i);
     const [b1, b2] = nearestTwo(book, q, i + 16);
-    const lo = u32(q, i), hi = u32(q, i + 16);
-    const channels: [number[], number, number, 'direct' | 'mirrored'][] = [[[(a1 << 8) | b1, (a1 << 8) | b2, (a2 << 8) | b1], lo, hi, 'direct']];
-    if (opts.mirror) channels.push([[(b1 << 8) | a1, (b1 << 8) | a2, (b2 << 8) | a1], hi, lo, 'mirrored']);
-    for (const [probe, l, h, ch] of channels) {
-      for (const cell of probe.slice(0, opts.probes ?? 3)) scan(cell, l, h, ch);
-    }
+    // a probe of cell (x, y) compares the first half's bits at x's places and the second's at y's
+    const e = (w: number, o: number) => embed(book, w, q, i + o);
+    const probes: [number, number, number, 'direct' | 'mirrored'][] = [
+      [(a1 << 8) | b1, e(a1, 0), e(b1, 16), 'direct'], [(a1 << 8) | b2, e(a1, 0), e(b2, 16), 'direct'], [(a2 << 8) | b1, e(a2, 0), e(b1, 16), 'direct'],
+    ].slice(0, opts.probes ?? 3) as [number, number, number, 'direct'][];
+    // the mirrored descriptor is the halves swapped: its first half is the second
+    if (opts.mirror) probes.push(...([[(b1 << 8) | a1, e(b1, 16), e(a1, 0), 'mirrored'], [(b1 << 8) | a2, e(b1, 16), e(a2, 0), 'mirrored'], [(b2 << 8) | a1, e(b2, 16), e(a1, 0), 'mirrored']] as [number, number, number, 'mirrored'][]).slice(0, opts.probes ?? 3));
+    for (const [cell, l, h, ch] of probes) scan(cell, l, h, ch);
   }
   function scan(cell: number, l: number, h: number, ch: 'direct' | 'mirrored') {
     for (const p of cells.get(cell) ?? []) {
@@ -123,9 +136,19 @@ function reference(book: Uint8Array, images: Map<number, Uint8Array>, q: Uint8Ar
     .map(({ id, votes, mirrored, score }) => ({ id, votes, mirrored, score }));
 }
 
-/** A codebook of 256 halves drawn from the descriptors themselves (the trained one does better; any works for the rule). */
+/** A random codebook: 256 halves, then 32 distinct places (0-127) for each (the trained one does better; any works for the rule). */
 function codebookFrom(r: () => number): Uint8Array {
-  return bytes(r, FEATURE_CODEBOOK_BYTES);
+  const book = bytes(r, FEATURE_CODEBOOK_BYTES);
+  for (let w = 0; w < 256; w++) {
+    // 32 distinct places in a seeded order (the kernel takes them in ascending order)
+    const all = Array.from({ length: 128 }, (_, b) => b);
+    for (let k = 0; k < 32; k++) {
+      const j = k + Math.floor(r() * (128 - k));
+      [all[k], all[j]] = [all[j], all[k]];
+      book[256 * 16 + w * 32 + k] = all[k];
+    }
+  }
+  return book;
 }
 
 test('answers exactly what the reference rule gives, direct and mirrored, on random descriptors with noisy copies', () => {
@@ -225,6 +248,12 @@ test('an id is added once (records are immutable); ids, descriptors and the code
   assert.throws(() => index.add(1, new Uint8Array(33)), /n x 32/);
   assert.throws(() => index.query(new Uint8Array(31)), /n x 32/);
   assert.throws(() => new FeatureIndex(new Uint8Array(10)), /codebook/);
+  const badPlace = codebookFrom(r);
+  badPlace[FEATURE_CODEBOOK_BYTES - 1] = 128;
+  assert.throws(() => new FeatureIndex(badPlace), /32 distinct bits 0-127/);
+  const twice = codebookFrom(r);
+  twice[FEATURE_CODEBOOK_BYTES - 1] = twice[FEATURE_CODEBOOK_BYTES - 2];
+  assert.throws(() => new FeatureIndex(twice), /32 distinct bits 0-127/);
   assert.equal(index.query(new Uint8Array(0)), []);
   index.free();
   assert.throws(() => index.size(), /freed/);
@@ -247,15 +276,41 @@ test('an image holds its first 64 features: the rest are not indexed, and a feat
   // feature 5 asked 30 times over (with noise) is one feature found
   const same = new Uint8Array(Array.from({ length: 30 }, () => [...noisy(d.subarray(5 * 32, 6 * 32), 3, r)]).flat());
   const got = index.query(same, { minVotes: 1, mirror: false });
-  assert.equal(got, reference(book, images, same, { maxHe: 18, minVotes: 1, limit: 20, mirror: false }));
+  assert.equal(got, reference(book, images, same, { maxHe: 14, minVotes: 1, limit: 20, mirror: false }));
   assert.is(got.find((c) => c.id === 17)?.votes, 1);
   // the whole image: all 64 held features, in the reference's order
   const whole = index.query(d, { minVotes: 1 });
-  assert.equal(whole, reference(book, images, d, { maxHe: 18, minVotes: 1, limit: 20, mirror: true }));
+  assert.equal(whole, reference(book, images, d, { maxHe: 14, minVotes: 1, limit: 20, mirror: true }));
   assert.is(whole[0].id, 17);
   assert.is(whole[0].votes, 64);
   assert.is(whole[0].mirrored, false);
   index.free();
+});
+
+test('addSet reads a feature set in place: the same index as add(descriptorsOf(set)), its first 64 features', () => {
+  const r = random(31);
+  const book = codebookFrom(r);
+  const packed = new FeatureIndex(book);
+  const inPlace = new FeatureIndex(book);
+  const sets: FeatureSet[] = [];
+  for (let id = 0; id < 60; id++) {
+    const count = id === 0 ? 3 : 20 + (id % 5) * 20; // 3 to 100 features
+    const bytes = new Uint8Array(count * FEATURE_BYTES);
+    for (let f = 0; f < count; f++) bytes.set(Uint8Array.from({ length: FEATURE_BYTES }, (_, k) => (k < 8 ? k : Math.floor(r() * 256))), f * FEATURE_BYTES);
+    const set: FeatureSet = { version: 1, width: 640, height: 480, count, bytes };
+    sets.push(set);
+    assert.ok(packed.add(id, descriptorsOf(set)));
+    assert.ok(inPlace.addSet(id, set));
+  }
+  assert.not.ok(inPlace.addSet(5, sets[5]), 'an id is added once');
+  assert.is(inPlace.postings(), packed.postings());
+  for (const id of [0, 7, 33]) {
+    const q = noisy(descriptorsOf(sets[id], 100), 4, r);
+    assert.equal(inPlace.query(q, { minVotes: 1 }), packed.query(q, { minVotes: 1 }));
+  }
+  assert.throws(() => inPlace.addSet(99, { ...sets[1], bytes: sets[1].bytes.subarray(0, 40) }), /count x 40/);
+  packed.free();
+  inPlace.free();
 });
 
 test('a cell weighs 4 log2(images / postings), in quarter steps, at least 1', () => {
