@@ -125,7 +125,7 @@ function coordinate(v: i32, size: i32): u16 {
 }
 
 /** Ranks the candidates and packs the first `max` into OUTPUT; returns how many. */
-function rankAndDescribe(max: i32): i32 {
+function rankAndDescribe(max: i32, keep: i32): i32 {
   const n = candidates;
   const order = CAND_ORDER.reserve(<usize>n << 2);
   for (let i = 0; i < n; i++) store<u32>(order + (<usize>i << 2), <u32>i);
@@ -141,7 +141,8 @@ function rankAndDescribe(max: i32): i32 {
   }
   for (let i = 0; i < n; i++) store<u32>(order + (<usize>i << 2), <u32>i);
   sortByKeyDescending(order, n, CAND_KEY.ptr);
-  const count = n < max ? n : max;
+  let count = n < max ? n : max;
+  if (count > keep) count = keep; // the first `keep` of the ranking for `max`: the same features
   const room: i32 = count > 0 ? count : 1;
   const out = OUTPUT.reserve(<usize>room * <usize>FEATURE_BYTES);
   for (let i = 0; i < count; i++) {
@@ -167,8 +168,13 @@ function rankAndDescribe(max: i32): i32 {
   return count;
 }
 
-/** Features of an analysis image (grey, w x h at `luma`), at most `max`; returns the count (0 when too small). */
-export function extractFromAnalysis(luma: usize, w: i32, h: i32, max: i32): i32 {
+/**
+ * Features of an analysis image (grey, w x h at `luma`), at most `max`, of which the first
+ * `keep` are described and answered (the same as the first `keep` of all `max`: what a
+ * record keeps, without describing what it would drop); returns the count (0 when too
+ * small).
+ */
+export function extractFromAnalysis(luma: usize, w: i32, h: i32, max: i32, keep: i32): i32 {
   candidates = 0;
   extracted = 0;
   if (max > MAX_FEATURES) max = MAX_FEATURES;
@@ -187,21 +193,22 @@ export function extractFromAnalysis(luma: usize, w: i32, h: i32, max: i32): i32 
   for (let l = 0; l < n; l++) {
     levelCandidates(l, <i32>Math.ceil(<f64>(max * CANDIDATE_FACTOR) * Math.pow(SCALE_FACTOR, -<f64>l) / total));
   }
-  extracted = rankAndDescribe(max);
+  extracted = rankAndDescribe(max, keep);
   return extracted;
 }
 
 /**
  * Features of `w` x `h` pixels of `channels` bytes (1 grey, 3 RGB, 4 RGBA over white) at
- * `src`, at most `max`, packed at featuresOutput(); returns the count.
+ * `src`, at most `max` (the first `keep` of them), packed at featuresOutput(); returns the
+ * count.
  */
-export function extractFeatures(src: usize, w: i32, h: i32, channels: i32, max: i32): i32 {
+export function extractFeatures(src: usize, w: i32, h: i32, channels: i32, max: i32, keep: i32): i32 {
   const luma = analysisLuma(src, w, h, channels);
   if (luma == 0) {
     candidates = 0;
     return 0;
   }
-  return extractFromAnalysis(luma, analysisWidth(), analysisHeight(), max);
+  return extractFromAnalysis(luma, analysisWidth(), analysisHeight(), max, keep);
 }
 
 // the radius the orientation needs is within the keypoints' margin

@@ -14,11 +14,11 @@
 //   names the 32 bits of a half that are most balanced among the halves nearest to it
 //   (trained with the codebook), and a descriptor's embedding in cell (a, b) is its first
 //   half's bits at codeword a's places (in ascending order of place) and its second
-//   half's at b's. A bit that nearly
-//   every half of a cell has alike says nothing there: with the first 32 bits of each
-//   half, 98 % of the same-cell descriptors of other photos passed 18 bits (the crowded
-//   cells hold faint, nearly uniform patches, alike in most bits); with the balanced
-//   bits, 37 %, keeping 97 % of true matches (docs/features.md).
+//   half's at b's. A bit that nearly every half of a cell has alike says nothing there:
+//   with the first 32 bits of each half, 98 % of the same-cell descriptors of other
+//   photos passed 18 bits (the crowded cells hold faint, nearly uniform patches, alike in
+//   most bits); with the balanced bits, 37 %, keeping 97 % of true matches
+//   (docs/features.md).
 // - Mirrored copies (issue 32: as PDQ's dihedral hashes do): the features kernel's
 //   descriptor of a mirrored keypoint is its two halves swapped (assembly/features/
 //   descriptor.ts), so a mirrored query descriptor probes the swapped cells with its 64

@@ -14,7 +14,7 @@
 import { loadKernel, wasmFlavor, type BaseExports, type Kernel, type WasmFlavor } from './wasm-core.js';
 
 interface FeaturesExports extends BaseExports {
-  extractFeatures(src: number, w: number, h: number, channels: number, max: number): number;
+  extractFeatures(src: number, w: number, h: number, channels: number, max: number, keep: number): number;
   featuresOutput(): number;
   analysisWidth(): number;
   analysisHeight(): number;
@@ -156,9 +156,11 @@ function upscaled({ data, width, height, channels }: FeaturePixels): { data: Uin
 /**
  * The local features of decoded pixels (the same decode as ImagePHash and PDQ: one
  * decode gives all three), at most `max` (default QUERY_FEATURES_MAX), strongest and
- * spread first; null when the picture has fewer than MIN_FEATURES.
+ * spread first; null when the picture has fewer than MIN_FEATURES. With `keep`, only the
+ * first `keep` of those `max` (the same features, byte for byte, without describing the
+ * rest: `{ keep: RECORD_FEATURES_MAX }` is recordFeatures of the whole extraction).
  */
-export function extractFeatures(pixels: FeaturePixels, options: { max?: number; flavor?: WasmFlavor } = {}): FeatureSet | null {
+export function extractFeatures(pixels: FeaturePixels, options: { max?: number; keep?: number; flavor?: WasmFlavor } = {}): FeatureSet | null {
   const { data, width, height, channels } = pixels;
   if (![1, 3, 4].includes(channels)) throw new RangeError('channels is 1, 3 or 4');
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || data.length !== width * height * channels) {
@@ -166,10 +168,12 @@ export function extractFeatures(pixels: FeaturePixels, options: { max?: number; 
   }
   const max = options.max ?? QUERY_FEATURES_MAX;
   if (!Number.isInteger(max) || max < 1 || max > FEATURES_MAX) throw new RangeError(`max is an integer from 1 to ${FEATURES_MAX}`);
+  const keep = options.keep ?? max;
+  if (options.keep !== undefined && (!Number.isInteger(keep) || keep < MIN_FEATURES || keep > max)) throw new RangeError(`keep is an integer from MIN_FEATURES (${MIN_FEATURES}) to max`);
   const k = kernel(options.flavor);
   const small = width * height < UPSCALE_BELOW ? upscaled(pixels) : null;
   const src = k.writeScratch(small?.data ?? data);
-  const count = small === null ? k.exports.extractFeatures(src, width, height, channels, max) : k.exports.extractFeatures(src, small.width, small.height, 1, max);
+  const count = small === null ? k.exports.extractFeatures(src, width, height, channels, max, keep) : k.exports.extractFeatures(src, small.width, small.height, 1, max, keep);
   if (count < MIN_FEATURES) return null;
   return {
     version: FEATURES_VERSION,

@@ -58,6 +58,8 @@ export interface ExaminedIscc {
 export interface ExamineOptions extends FingerprintOptions {
   /** The Image-Code as the ISCC SDK makes it (a second decode for an image with a colour profile; the vault's choice: ImageHashOptions). */
   isccExact?: boolean;
+  /** An image's features as a record keeps them (the vault's choice: ImageHashOptions). */
+  recordFeatures?: boolean;
 }
 
 /**
@@ -91,7 +93,7 @@ export async function examineFile(pathOrBuffer: string | Uint8Array, opts: Exami
       return { kind: 'video', fingerprint, pdq_hash: vpdqFingerprint(frames), iscc: code };
     }
     const bytes = path === null ? (pathOrBuffer as Uint8Array) : new Uint8Array(await readFile(path));
-    const image = { ...opts.image, isccExact: opts.isccExact };
+    const image = { ...opts.image, isccExact: opts.isccExact, recordFeatures: opts.recordFeatures };
     const hashes = opts.sandbox !== undefined
       ? await opts.sandbox.imageHashes(bytes, type.format, image, deadline)
       : await decodeImageHashes(bytes, type.format, image);

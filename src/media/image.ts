@@ -2,7 +2,7 @@
 // 8-bit sRGB pixels (EXIF orientation applied, first frame only, 16-bit scaled to 8,
 // CMYK and palettes converted), alpha left for the kernel to composite over white.
 // sharp (libvips) decodes PNG, JPEG, GIF, TIFF and WebP; BMP goes to our own reader.
-import { extractFeatures, type FeatureSet } from '../lib/features.js';
+import { extractFeatures, RECORD_FEATURES_MAX, type FeatureSet } from '../lib/features.js';
 import sharp from 'sharp';
 import type { MediaFormat } from '../lib/detect.js';
 import { imageHashFromPixels } from '../lib/dhash.js';
@@ -115,6 +115,12 @@ export interface ImageHashOptions extends ImageDecodeOptions {
    * hashes (a profile's conversion moves a few grey values by a step or two: docs/iscc.md).
    */
   isccExact?: boolean;
+  /**
+   * The features as a record keeps them (the first RECORD_FEATURES_MAX of the query's
+   * QUERY_FEATURES_MAX, the same features without describing those a record drops): the
+   * vault's choice. Off, as many as a query uses.
+   */
+  recordFeatures?: boolean;
 }
 
 /**
@@ -123,12 +129,12 @@ export interface ImageHashOptions extends ImageDecodeOptions {
  * cannot be decoded.
  */
 export async function decodeImageHashes(bytes: Uint8Array, format: MediaFormat, options: ImageHashOptions = {}): Promise<ImageHashes> {
-  const { isccExact, ...decode } = options;
+  const { isccExact, recordFeatures, ...decode } = options;
   const px = await decodeImagePixels(bytes, format, { ...decode, shrinkOnLoad: false });
   const hashes = imageHashesFromPixels(px.data, px.width, px.height, px.channels);
   const asTheSdk = isccExact === true && format !== 'bmp' && (await sharp(bytes, { pages: 1 }).metadata()).hasProfile === true
     ? await decodeImagePixels(bytes, format, { ...decode, shrinkOnLoad: false, ignoreIcc: true })
     : px;
-  const features = extractFeatures({ data: px.data, width: px.width, height: px.height, channels: px.channels });
+  const features = extractFeatures({ data: px.data, width: px.width, height: px.height, channels: px.channels }, recordFeatures === true ? { keep: RECORD_FEATURES_MAX } : {});
   return { ...hashes, isccImage: isccImageCodeFromPixels(asTheSdk.data, asTheSdk.width, asTheSdk.height, asTheSdk.channels).iscc, features };
 }

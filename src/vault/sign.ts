@@ -110,9 +110,9 @@ export async function draftRecords(files: string[], declaration: Declaration, pr
   await withCredentialsReader(async (credentials) => {
     for (const file of files) {
       const bytes = new Uint8Array(await readFile(file));
-      const [found, integrity_report] = await Promise.all([examineFile(bytes, { isccExact: true }), integrityReport(bytes, { credentials })]);
+      const [found, integrity_report] = await Promise.all([examineFile(bytes, { isccExact: true, recordFeatures: true }), integrityReport(bytes, { credentials })]);
       const { fingerprint: perceptual_hash, pdq_hash } = found;
-      // issue 32: the record's feature set, the first RECORD_FEATURES_MAX of the examination's, bound by its digest
+      // issue 32: the record's feature set, the first RECORD_FEATURES_MAX (all the examination made), bound by its digest
       const set = found.features ? recordFeatures(found.features) : null;
       const encoded = set === null ? null : encodeFeatureSet(set);
       const features = set === null ? null : { version: set.version, count: set.count, digest: sha256Hex(encoded!) };

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import '../../src/lib/wasm.js';
 import {
-  compareFeatures, decodeFeatureSet, descriptorsOf, encodeFeatureSet, extractFeatures, FeatureSetError, matchFeatures, recordFeatures,
+  compareFeatures, decodeFeatureSet, descriptorsOf, encodeFeatureSet, extractFeatures, FeatureSetError, matchFeatures, prefixOf, recordFeatures,
   FEATURE_BYTES, MIN_FEATURES, QUERY_FEATURES_MAX, RECORD_FEATURES_MAX, type FeatureSet,
 } from '../../src/lib/features.js';
 import { simdSupported, wasmFlavor } from '../../src/lib/wasm-core.js';
@@ -45,6 +45,18 @@ test('a photo gives a spread set, strongest first; the record keeps the first 25
     cells.add(Math.floor((v.getUint16(0, true) / 65536) * 4) * 4 + Math.floor((v.getUint16(2, true) / 65536) * 4));
   }
   assert.ok(cells.size >= 12, `${cells.size} of 16 cells`);
+});
+
+test('keep: a record\'s 256 made directly are the first 256 of the whole extraction, byte for byte, in both builds', async () => {
+  const px = await pixels(PHOTO);
+  for (const flavor of ['simd', 'scalar'] as const) {
+    const whole = extractFeatures(px, { flavor })!;
+    const kept = extractFeatures(px, { keep: RECORD_FEATURES_MAX, flavor })!;
+    assert.equal(kept, recordFeatures(whole), flavor);
+    assert.equal(extractFeatures(px, { max: 300, keep: 100, flavor }), prefixOf(extractFeatures(px, { max: 300, flavor })!, 100), `${flavor}: another max`);
+  }
+  for (const keep of [47, 513, 1.5, 0]) assert.throws(() => extractFeatures(px, { keep }), /keep is an integer/, `keep ${keep}`);
+  assert.throws(() => extractFeatures(px, { max: 100, keep: 200 }), /keep is an integer/);
 });
 
 test('flat and tiny pictures get no features', async () => {
