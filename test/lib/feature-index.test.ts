@@ -1,11 +1,11 @@
 // The local-features retrieval index (issue 32): its answers against a plain JS
 // reference that follows the kernel's rule (three cells per descriptor from the two
-// nearest codewords of each half, postings within 18 of the 64 embedded bits: each
-// half's bits at its codeword's 32 places, an image's
-// votes the number of its first 64 features found in a channel, its score those weighed
-// by their cells' rarity, mirrored descriptors = halves swapped), on seeded
-// random descriptors; noisy and mirrored copies found first; ids and inputs checked;
-// memory flat. Run for both WebAssembly builds (npm test runs lib/ again as scalar).
+// nearest codewords of each half; postings within the embedding distance, 14 bits by
+// default, of the 64 embedded bits: each half's bits at its codeword's 32 places in
+// ascending order; an image's votes the number of its first 64 features found in a
+// channel, its score those weighed by their cells' rarity; mirrored descriptors = halves
+// swapped), on seeded random descriptors; noisy and mirrored copies found first; ids,
+// inputs and the codebook's places checked; addSet equal to add; memory flat. Run for both WebAssembly builds (npm test runs lib/ again as scalar).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FeatureIndex, FEATURE_CODEBOOK_BYTES, FEATURE_INDEX_MAX_ID } from '../../src/lib/feature-index.js';
