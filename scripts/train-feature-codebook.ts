@@ -19,13 +19,12 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import '../src/lib/wasm.js';
 import { descriptorsOf, extractFeatures, FEATURES_VERSION, RECORD_FEATURES_MAX } from '../src/lib/features.js';
-import { FEATURE_CODEBOOK_BYTES } from '../src/lib/feature-index.js';
+import { FEATURE_CODEBOOK_BYTES, FEATURE_EMBEDDING_BITS as EMBED_BITS } from '../src/lib/feature-index.js';
 import { seeded } from '../src/cli/bench/random.js';
 
 const CODEWORDS = 256;
 const HALF = 16;
 const ITERATIONS = 20;
-const EMBED_BITS = 32;
 /** Halves sampled at most (memory and time: each iteration compares every sample with every codeword). */
 const MAX_SAMPLES = 400_000;
 
@@ -172,16 +171,17 @@ if (corpus === undefined || !Number.isInteger(seed)) {
 const random = seeded(seed);
 const { halves, photos, features } = await samplesFrom(corpus, random);
 const { codebook: codewords, meanDistance } = train(halves, random);
+if (codewords.length + CODEWORDS * EMBED_BITS !== FEATURE_CODEBOOK_BYTES) throw new Error('codebook of the wrong size');
 const codebook = new Uint8Array(FEATURE_CODEBOOK_BYTES);
 codebook.set(codewords, 0);
 codebook.set(embeddingPlaces(halves, codewords), codewords.length);
-if (codewords.length + CODEWORDS * EMBED_BITS !== FEATURE_CODEBOOK_BYTES) throw new Error('codebook of the wrong size');
 const b64 = Buffer.from(codebook).toString('base64');
 const lines = b64.match(/.{1,100}/g)!.map((l) => `  '${l}',`).join('\n');
 const out = `// The local-features retrieval index's codebook (src/lib/feature-index.ts): 256
-// codewords of 128 bits and each one's ${EMBED_BITS} embedding places, trained by scripts/train-feature-codebook.ts (k-majority, seed
-// ${seed}, ${ITERATIONS} iterations) on ${halves.length / HALF} descriptor halves of ${features} features of FEATURES_VERSION
-// ${FEATURES_VERSION} from ${photos} dev-corpus photos (JPEGs whose SHA-256 starts with an even digit).
+// codewords of 128 bits and each one's ${EMBED_BITS} embedding places, trained by
+// scripts/train-feature-codebook.ts (k-majority, seed ${seed}, ${ITERATIONS} iterations) on
+// ${halves.length / HALF} descriptor halves of ${features} features of FEATURES_VERSION ${FEATURES_VERSION} from ${photos}
+// dev-corpus photos (JPEGs whose SHA-256 starts with an even digit).
 // Mean distance of a half to its codeword: ${meanDistance.toFixed(2)} bits. Embedding places: the ${EMBED_BITS}
 // bits most balanced among the halves nearest to each codeword. Generated: do not edit;
 // train again when the features change (a new FEATURES_VERSION).

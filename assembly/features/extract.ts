@@ -124,7 +124,7 @@ function coordinate(v: i32, size: i32): u16 {
   return <u16>(q > 65535 ? 65535 : q);
 }
 
-/** Ranks the candidates and packs the first `max` into OUTPUT; returns how many. */
+/** Ranks the candidates for `max` and packs the first `max` (at most `keep`) into OUTPUT; returns how many. */
 function rankAndDescribe(max: i32, keep: i32): i32 {
   const n = candidates;
   const order = CAND_ORDER.reserve(<usize>n << 2);

@@ -1,7 +1,8 @@
 // The local-features retrieval index's codebook (src/lib/feature-index.ts): 256
-// codewords of 128 bits and each one's 32 embedding places, trained by scripts/train-feature-codebook.ts (k-majority, seed
-// 1, 20 iterations) on 37120 descriptor halves of 18560 features of FEATURES_VERSION
-// 1 from 293 dev-corpus photos (JPEGs whose SHA-256 starts with an even digit).
+// codewords of 128 bits and each one's 32 embedding places, trained by
+// scripts/train-feature-codebook.ts (k-majority, seed 1, 20 iterations) on
+// 37120 descriptor halves of 18560 features of FEATURES_VERSION 1 from 293
+// dev-corpus photos (JPEGs whose SHA-256 starts with an even digit).
 // Mean distance of a half to its codeword: 17.67 bits. Embedding places: the 32
 // bits most balanced among the halves nearest to each codeword. Generated: do not edit;
 // train again when the features change (a new FEATURES_VERSION).
