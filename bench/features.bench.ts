@@ -7,8 +7,8 @@
 //    @techstark/opencv-js (500 features, detectAndCompute) on the grey analysis image ours
 //    works on (ORB given that image: its own grey conversion and resize are not timed);
 // 2. verify-file's work per image: today (decode, ImagePHash, PDQ) and with features
-//    (those, extraction, retrieval in a 10,000-image FeatureIndex and the geometric check
-//    of 3 candidates), the ratio of the two;
+//    (those, extraction as verify-file asks, the inner picture's included, retrieval in a
+//    10,000-image FeatureIndex and the geometric check of 3 candidates), the ratio;
 // 3. the check of one pair: ours (compareFeatures, 512 x 256) against ORB's ratio-tested
 //    brute-force matches and RANSAC homography (cv.findHomography) on their own 500;
 // 4. the vault's draft of a photo (examineFile and the integrity report, as vault sign
@@ -98,7 +98,7 @@ const withFeatures = await cpu(async () => {
   for (const [i, p] of photos.entries()) {
     const px = await decodeImagePixels(p.bytes, 'jpeg', { shrinkOnLoad: false });
     imageHashesFromPixels(px.data, px.width, px.height, px.channels);
-    const q = extractFeatures(px);
+    const q = extractFeatures(px, { inner: true }); // as verify-file asks (src/media/image.ts)
     if (q === null) continue;
     index.query(descriptorsOf(q, RETRIEVAL_FEATURES));
     for (let k = 0; k < 3; k++) compareFeatures(q, records[(i + k) % records.length]);

@@ -31,6 +31,7 @@ import { fastCorners } from './fast';
 import { harrisResponse } from './harris';
 import { angleByte, centroidMoments, momentX, momentY } from './orientation';
 import { describe } from './descriptor';
+import { innerPicture, noInnerPicture } from './inner';
 import { sortByKeyDescending } from './sort';
 
 const FAST_XY: Block = staticBlock();
@@ -200,14 +201,17 @@ export function extractFromAnalysis(luma: usize, w: i32, h: i32, max: i32, keep:
 /**
  * Features of `w` x `h` pixels of `channels` bytes (1 grey, 3 RGB, 4 RGBA over white) at
  * `src`, at most `max` (the first `keep` of them), packed at featuresOutput(); returns the
- * count.
+ * count. With `inner`, the inner picture (inner.ts) is looked for on the same analysis
+ * image first (innerPictureBox()).
  */
-export function extractFeatures(src: usize, w: i32, h: i32, channels: i32, max: i32, keep: i32): i32 {
+export function extractFeatures(src: usize, w: i32, h: i32, channels: i32, max: i32, keep: i32, inner: bool): i32 {
+  noInnerPicture();
   const luma = analysisLuma(src, w, h, channels);
   if (luma == 0) {
     candidates = 0;
     return 0;
   }
+  if (inner) innerPicture(luma, analysisWidth(), analysisHeight());
   return extractFromAnalysis(luma, analysisWidth(), analysisHeight(), max, keep);
 }
 

@@ -3,5 +3,7 @@
 // (issue 32). Each stage lives in its own file; this file only re-exports what the host calls.
 export { scratch, alloc, release } from '../common/memory';
 export { extractFeatures, extractFromAnalysis, featuresOutput, lastCandidates } from './extract';
-export { analysisWidth, analysisHeight } from './luma';
+export { analysisWidth, analysisHeight, analysisLuma } from './luma';
+export { innerPictureBox } from './inner';
+export { fastCornersOfImage, fastXY, fastScores } from './fast';
 export { matchSets, matchModel, matchCoverage, matchAffine, matchCorrespondences } from './match';

@@ -97,6 +97,7 @@ function accumulateRowRgba(acc: usize, row: usize, pixels: i32): void {
  * into STAGE1. k <= 256 (the u16 sums hold 256 rows of 255).
  */
 function boxReduce(src: usize, w: i32, h: i32, channels: i32, k: i32, w1: i32, h1: i32): usize {
+  if (k == 1) return lumaOfPixels(src, w * h, channels);
   const ox = (w - w1 * k) >> 1;
   const oy = (h - h1 * k) >> 1;
   const acc = ACC.reserve(<usize>w1 * <usize>k * 3 * 2 + 32);
@@ -140,6 +141,75 @@ function boxReduce(src: usize, w: i32, h: i32, channels: i32, k: i32, w1: i32, h
   return out;
 }
 
+/**
+ * Stage 1a without a reduction (k = 1, the pictures of 0.3 to 1.2 MP): each pixel's luma
+ * straight from its bytes, into STAGE1. The same values as the block sums give for k = 1:
+ * sum / 1000 and sum * 0.001 round to the same f32 for every sum up to 255,000
+ * (test/lib/features.test.ts checks all of them).
+ */
+function lumaOfPixels(src: usize, n: i32, channels: i32): usize {
+  const out = STAGE1.reserve(<usize>n << 2);
+  let i = 0;
+  if (ASC_FEATURE_SIMD && channels == 3) i = lumaOfRgbSimd(src, n, out);
+  if (channels == 1) {
+    for (; i < n; i++) store<f32>(out + (<usize>i << 2), <f32>load<u8>(src + <usize>i));
+    return out;
+  }
+  for (; i < n; i++) {
+    const p = src + <usize>i * <usize>channels;
+    let r = <u32>load<u8>(p);
+    let g = <u32>load<u8>(p, 1);
+    let b = <u32>load<u8>(p, 2);
+    if (channels == 4) {
+      const a = <u32>load<u8>(p, 3);
+      r = (r * a + 255 * (255 - a)) / 255;
+      g = (g * a + 255 * (255 - a)) / 255;
+      b = (b * a + 255 * (255 - a)) / 255;
+    }
+    store<f32>(out + (<usize>i << 2), <f32>(<f64>(299 * r + 587 * g + 114 * b) * 0.001));
+  }
+  return out;
+}
+
+/** Four pixels' luma from their R, G, B (i32 lanes): 299 R + 587 G + 114 B as f32 (exact below 2^24), over 1000. */
+@inline
+function lumaOfFour(r: v128, g: v128, b: v128): v128 {
+  const sum = i32x4.add(i32x4.add(i32x4.mul(r, i32x4.splat(299)), i32x4.mul(g, i32x4.splat(587))), i32x4.mul(b, i32x4.splat(114)));
+  return f32x4.div(f32x4.convert_i32x4_u(sum), f32x4.splat(1000));
+}
+
+/**
+ * lumaOfPixels for RGB, sixteen pixels at a time (the channels parted by shuffles), into
+ * `out`; returns the first pixel it left to the scalar loop. The f32 quotient is the f64
+ * one rounded to f32 (double rounding is harmless for a quotient of two f32 when f64
+ * holds 2 x 24 + 2 bits: Figueroa), so the same values.
+ */
+function lumaOfRgbSimd(src: usize, n: i32, out: usize): i32 {
+  let i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const p = src + <usize>i * 3;
+    const v0 = v128.load(p);
+    const v1 = v128.load(p, 16);
+    const v2 = v128.load(p, 32);
+    // channel c of pixel k is byte 3k + c of the 48
+    const r = i8x16.shuffle(i8x16.shuffle(v0, v1, 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 0, 0, 0, 0, 0), v2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 17, 20, 23, 26, 29);
+    const g = i8x16.shuffle(i8x16.shuffle(v0, v1, 1, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 0, 0, 0, 0, 0), v2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 18, 21, 24, 27, 30);
+    const b = i8x16.shuffle(i8x16.shuffle(v0, v1, 2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 0, 0, 0, 0, 0, 0), v2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 19, 22, 25, 28, 31);
+    const rl = i16x8.extend_low_i8x16_u(r);
+    const gl = i16x8.extend_low_i8x16_u(g);
+    const bl = i16x8.extend_low_i8x16_u(b);
+    const rh = i16x8.extend_high_i8x16_u(r);
+    const gh = i16x8.extend_high_i8x16_u(g);
+    const bh = i16x8.extend_high_i8x16_u(b);
+    const o = out + (<usize>i << 2);
+    v128.store(o, lumaOfFour(i32x4.extend_low_i16x8_u(rl), i32x4.extend_low_i16x8_u(gl), i32x4.extend_low_i16x8_u(bl)));
+    v128.store(o, lumaOfFour(i32x4.extend_high_i16x8_u(rl), i32x4.extend_high_i16x8_u(gl), i32x4.extend_high_i16x8_u(bl)), 16);
+    v128.store(o, lumaOfFour(i32x4.extend_low_i16x8_u(rh), i32x4.extend_low_i16x8_u(gh), i32x4.extend_low_i16x8_u(bh)), 32);
+    v128.store(o, lumaOfFour(i32x4.extend_high_i16x8_u(rh), i32x4.extend_high_i16x8_u(gh), i32x4.extend_high_i16x8_u(bh)), 48);
+  }
+  return i;
+}
+
 /** The area-resample plan from `inLen` to `outLen` (outLen <= inLen) into `plan`. */
 function planAxis(plan: Block, inLen: i32, outLen: i32): usize {
   const p = plan.reserve(<usize>outLen * PLAN_ENTRY);
@@ -161,13 +231,41 @@ function planAxis(plan: Block, inLen: i32, outLen: i32): usize {
   return p;
 }
 
+/**
+ * Output row `o` of the column pass, four columns at a time: the same taps, products and
+ * sums in the same order as tapped() (f32, no fused multiply-add), so the same bytes.
+ * Returns the first column it left to the scalar loop.
+ */
+function columnsSimd(stage2: usize, w2: i32, h1: i32, e: usize, o: usize): i32 {
+  const first = load<i32>(e);
+  let taps = h1 - first;
+  if (taps > TAPS) taps = TAPS;
+  const lo = f32x4.splat(0);
+  const hi = f32x4.splat(255);
+  let j = 0;
+  for (; j + 4 <= w2; j += 4) {
+    let s = f32x4.splat(0);
+    for (let t = 0; t < taps; t++) {
+      const v = v128.load(stage2 + ((<usize>(first + t) * <usize>w2 + <usize>j) << 2));
+      s = f32x4.add(s, f32x4.mul(f32x4.splat(load<f32>(e + 4 + (<usize>t << 2))), v));
+    }
+    const q = i32x4.trunc_sat_f32x4_s(f32x4.nearest(f32x4.min(f32x4.max(s, lo), hi)));
+    const bytes = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_s(q, q), i16x8.splat(0));
+    store<u32>(o + <usize>j, i32x4.extract_lane(bytes, 0));
+  }
+  return j;
+}
+
 @inline
 function tapped(line: usize, stride: usize, e: usize, limit: i32): f32 {
   const first = load<i32>(e);
   let s: f32 = 0.0;
   for (let t = 0; t < TAPS; t++) {
     if (first + t >= limit) break;
-    s += load<f32>(e + 4 + (<usize>t << 2)) * load<f32>(line + <usize>(first + t) * stride);
+    const weight = load<f32>(e + 4 + (<usize>t << 2));
+    // only the last taps weigh 0 (past the output's span): adding their +0 changes nothing
+    if (weight == 0) break;
+    s += weight * load<f32>(line + <usize>(first + t) * stride);
   }
   return s;
 }
@@ -207,7 +305,9 @@ export function analysisLuma(src: usize, w: i32, h: i32, channels: i32): usize {
   for (let i = 0; i < h2; i++) {
     const e = py + <usize>i * PLAN_ENTRY;
     const o = out + <usize>(i * w2);
-    for (let j = 0; j < w2; j++) {
+    let j = 0;
+    if (ASC_FEATURE_SIMD) j = columnsSimd(stage2, w2, h1, e, o);
+    for (; j < w2; j++) {
       let v = tapped(stage2 + (<usize>j << 2), colStride, e, h1);
       if (v < 0) v = 0;
       if (v > 255) v = 255;

@@ -14,8 +14,9 @@
 import { loadKernel, wasmFlavor, type BaseExports, type Kernel, type WasmFlavor } from './wasm-core.js';
 
 interface FeaturesExports extends BaseExports {
-  extractFeatures(src: number, w: number, h: number, channels: number, max: number, keep: number): number;
+  extractFeatures(src: number, w: number, h: number, channels: number, max: number, keep: number, inner: number): number;
   featuresOutput(): number;
+  innerPictureBox(): number;
   analysisWidth(): number;
   analysisHeight(): number;
   matchSets(a: number, na: number, aw: number, ah: number, b: number, nb: number, bw: number, bh: number, mirror: number): number;
@@ -68,7 +69,7 @@ export interface FeatureSet {
   width: number;
   height: number;
   count: number;
-  /** count x FEATURE_BYTES packed features, strongest first. */
+  /** count x FEATURE_BYTES packed features, strongest first (a query's with `inner`: the inner picture's and the whole image's alternating). */
   bytes: Uint8Array;
 }
 
@@ -159,8 +160,15 @@ function upscaled({ data, width, height, channels }: FeaturePixels): { data: Uin
  * spread first; null when the picture has fewer than MIN_FEATURES. With `keep`, only the
  * first `keep` of those `max` (the same features, byte for byte, without describing the
  * rest: `{ keep: RECORD_FEATURES_MAX }` is recordFeatures of the whole extraction).
+ *
+ * With `inner` (a query's option, verify-file's): when the image shows a picture inside a
+ * plain frame or a screen (flat margins, bars and text lines around it: innerPicture in
+ * assembly/features/inner.ts), that picture's own features too, extracted from its pixels
+ * at the analysis size and placed in the image's frame, the two lists alternating (so
+ * the first features still hold the strongest of both) up to FEATURES_MAX. Not for a
+ * record: a record keeps the first features of the whole image.
  */
-export function extractFeatures(pixels: FeaturePixels, options: { max?: number; keep?: number; flavor?: WasmFlavor } = {}): FeatureSet | null {
+export function extractFeatures(pixels: FeaturePixels, options: { max?: number; keep?: number; inner?: boolean; flavor?: WasmFlavor } = {}): FeatureSet | null {
   const { data, width, height, channels } = pixels;
   if (![1, 3, 4].includes(channels)) throw new RangeError('channels is 1, 3 or 4');
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1 || data.length !== width * height * channels) {
@@ -170,18 +178,73 @@ export function extractFeatures(pixels: FeaturePixels, options: { max?: number; 
   if (!Number.isInteger(max) || max < 1 || max > FEATURES_MAX) throw new RangeError(`max is an integer from 1 to ${FEATURES_MAX}`);
   const keep = options.keep ?? max;
   if (options.keep !== undefined && (!Number.isInteger(keep) || keep < MIN_FEATURES || keep > max)) throw new RangeError(`keep is an integer from MIN_FEATURES (${MIN_FEATURES}) to max`);
+  const inner = options.inner === true;
+  if (inner && options.keep !== undefined) throw new RangeError('inner is a query\'s option and keep a record\'s: not both');
   const k = kernel(options.flavor);
   const small = width * height < UPSCALE_BELOW ? upscaled(pixels) : null;
   const src = k.writeScratch(small?.data ?? data);
-  const count = small === null ? k.exports.extractFeatures(src, width, height, channels, max, keep) : k.exports.extractFeatures(src, small.width, small.height, 1, max, keep);
-  if (count < MIN_FEATURES) return null;
-  return {
-    version: FEATURES_VERSION,
-    width: k.exports.analysisWidth(),
-    height: k.exports.analysisHeight(),
-    count,
-    bytes: k.read(k.exports.featuresOutput(), count * FEATURE_BYTES),
+  const count = small === null
+    ? k.exports.extractFeatures(src, width, height, channels, max, keep, inner ? 1 : 0)
+    : k.exports.extractFeatures(src, small.width, small.height, 1, max, keep, inner ? 1 : 0);
+  const frame = { width: k.exports.analysisWidth(), height: k.exports.analysisHeight() };
+  const whole: FeatureSet | null = count < MIN_FEATURES ? null : { version: FEATURES_VERSION, ...frame, count, bytes: k.read(k.exports.featuresOutput(), count * FEATURE_BYTES) };
+  if (!inner) return whole;
+  const [left, top, right, bottom] = Array.from(k.view(Int32Array, k.exports.innerPictureBox(), 4));
+  if (right === 0) return whole;
+  // the box in the pixels' own coordinates (the analysis image is a scaled copy of them)
+  const box = {
+    left: Math.floor((left * width) / frame.width),
+    top: Math.floor((top * height) / frame.height),
+    right: Math.min(width, Math.ceil((right * width) / frame.width)),
+    bottom: Math.min(height, Math.ceil((bottom * height) / frame.height)),
   };
+  const picture = extractFeatures(croppedPixels(pixels, box), { max, flavor: options.flavor });
+  return picture === null ? whole : withInnerPicture(whole, picture, box, width, height, frame);
+}
+
+interface PixelBox {
+  left: number;
+  top: number;
+  /** Exclusive. */
+  right: number;
+  bottom: number;
+}
+
+/** The pixels of a box, as their own image. */
+function croppedPixels({ data, width, channels }: FeaturePixels, box: PixelBox): FeaturePixels {
+  const w = box.right - box.left;
+  const h = box.bottom - box.top;
+  const out = new Uint8Array(w * h * channels);
+  for (let y = 0; y < h; y++) {
+    const from = ((box.top + y) * width + box.left) * channels;
+    out.set(data.subarray(from, from + w * channels), y * w * channels);
+  }
+  return { data: out, width: w, height: h, channels };
+}
+
+/**
+ * The whole image's set (or null) and its inner picture's, one set in the whole image's
+ * frame: the picture's coordinates (fractions of its box) mapped into the image's, the two
+ * alternating, the picture's first.
+ */
+function withInnerPicture(whole: FeatureSet | null, picture: FeatureSet, box: PixelBox, width: number, height: number, frame: { width: number; height: number }): FeatureSet {
+  const placed = picture.bytes.slice(0, picture.count * FEATURE_BYTES);
+  const v = new DataView(placed.buffer);
+  const place = (fraction: number, from: number, size: number, total: number) => Math.min(65535, Math.round(((from + (fraction / 65536) * size) / total) * 65536));
+  for (let i = 0; i < picture.count; i++) {
+    const o = i * FEATURE_BYTES;
+    v.setUint16(o, place(v.getUint16(o, true), box.left, box.right - box.left, width), true);
+    v.setUint16(o + 2, place(v.getUint16(o + 2, true), box.top, box.bottom - box.top, height), true);
+  }
+  const wholeCount = whole?.count ?? 0;
+  const count = Math.min(FEATURES_MAX, wholeCount + picture.count);
+  const bytes = new Uint8Array(count * FEATURE_BYTES);
+  let n = 0;
+  for (let i = 0; n < count; i++) {
+    if (i < picture.count && n < count) bytes.set(placed.subarray(i * FEATURE_BYTES, (i + 1) * FEATURE_BYTES), FEATURE_BYTES * n++);
+    if (i < wholeCount && n < count) bytes.set(whole!.bytes.subarray(i * FEATURE_BYTES, (i + 1) * FEATURE_BYTES), FEATURE_BYTES * n++);
+  }
+  return { version: FEATURES_VERSION, width: frame.width, height: frame.height, count, bytes };
 }
 
 /** The first `n` features of a set (a prefix is a set: strongest and spread first). */

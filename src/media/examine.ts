@@ -35,9 +35,11 @@ export interface Examination {
    */
   iscc: ExaminedIscc | null;
   /**
-   * An image's local features (issue 32): QUERY_FEATURES_MAX of them from the same decode,
-   * spread over the picture, strongest first (a record stores the first RECORD_FEATURES_MAX:
-   * recordFeatures); null for an image with too few (flat graphics, icons) and other kinds.
+   * An image's local features (issue 32) from the same decode, spread over the picture,
+   * strongest first: as a query asks with them (QUERY_FEATURES_MAX, and a framed or
+   * screen-shown picture's own: extractFeatures' `inner`), or with `recordFeatures` as a
+   * record keeps them (RECORD_FEATURES_MAX); null for an image with too few (flat
+   * graphics, icons) and other kinds.
    */
   features?: FeatureSet | null;
   /** The file's Content Credentials, when they were read (the pool's examine). */

@@ -103,7 +103,11 @@ export interface ImageHashes {
   pdqDihedral: string[];
   /** The ISCC Image-Code (64 bits, `ISCC:EEA...`; issue 33) of the same pixels, or as the SDK decodes them with `isccExact`. */
   isccImage: string;
-  /** The local features (issue 32; src/lib/features.ts) of the same pixels, up to QUERY_FEATURES_MAX; null when too few. */
+  /**
+   * The local features (issue 32; src/lib/features.ts) of the same pixels as a query asks
+   * with them: up to QUERY_FEATURES_MAX, with a framed or screen-shown picture's own
+   * (extractFeatures' `inner`); null when too few.
+   */
   features: FeatureSet | null;
 }
 
@@ -116,9 +120,9 @@ export interface ImageHashOptions extends ImageDecodeOptions {
    */
   isccExact?: boolean;
   /**
-   * The features as a record keeps them (the first RECORD_FEATURES_MAX of the query's
-   * QUERY_FEATURES_MAX, the same features without describing those a record drops): the
-   * vault's choice. Off, as many as a query uses.
+   * The features as a record keeps them (the first RECORD_FEATURES_MAX of the whole
+   * image's QUERY_FEATURES_MAX, without describing those a record drops): the vault's
+   * choice. Off, as a query asks with them (the inner picture's too).
    */
   recordFeatures?: boolean;
 }
@@ -135,6 +139,6 @@ export async function decodeImageHashes(bytes: Uint8Array, format: MediaFormat, 
   const asTheSdk = isccExact === true && format !== 'bmp' && (await sharp(bytes, { pages: 1 }).metadata()).hasProfile === true
     ? await decodeImagePixels(bytes, format, { ...decode, shrinkOnLoad: false, ignoreIcc: true })
     : px;
-  const features = extractFeatures({ data: px.data, width: px.width, height: px.height, channels: px.channels }, recordFeatures === true ? { keep: RECORD_FEATURES_MAX } : {});
+  const features = extractFeatures({ data: px.data, width: px.width, height: px.height, channels: px.channels }, recordFeatures === true ? { keep: RECORD_FEATURES_MAX } : { inner: true });
   return { ...hashes, isccImage: isccImageCodeFromPixels(asTheSdk.data, asTheSdk.width, asTheSdk.height, asTheSdk.channels).iscc, features };
 }

@@ -1,8 +1,9 @@
 // The references the ISCC file pipeline is checked against: Pillow (Debian's
 // python3-pil under /usr/bin/python3, driven by test/helpers/pillow_iscc.py, the SDK's
 // image normalisation) and fpcalc (Debian's libchromaprint-tools, the SDK's audio
-// features). Where one is missing its suite is skipped and says why; under CI=true that
-// is a failure (.ci/run installs python3-pil and libchromaprint-tools).
+// features); and OpenCV (python3-opencv), whose FAST the features kernel's corners are
+// checked against. Where one is missing its suite is skipped and says why; under CI=true
+// that is a failure (.ci/run installs python3-pil, libchromaprint-tools, python3-opencv).
 import { spawnSync } from 'node:child_process';
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,7 +12,11 @@ export const PYTHON = '/usr/bin/python3';
 const HELPER = new URL('./pillow_iscc.py', import.meta.url).pathname;
 
 /** Why `what` cannot run here (null: it can). */
-export function referenceUnavailable(what: 'pillow' | 'fpcalc'): string | null {
+export function referenceUnavailable(what: 'pillow' | 'fpcalc' | 'opencv'): string | null {
+  if (what === 'opencv') {
+    const probe = spawnSync(PYTHON, ['-c', 'import cv2'], { encoding: 'utf8' });
+    return probe.error || probe.status !== 0 ? `OpenCV is not importable by ${PYTHON} (apt-get install python3-opencv)` : null;
+  }
   if (what === 'pillow') {
     const probe = spawnSync(PYTHON, ['-c', 'import PIL'], { encoding: 'utf8' });
     return probe.error || probe.status !== 0 ? `Pillow is not importable by ${PYTHON} (apt-get install python3-pil)` : null;
@@ -21,7 +26,7 @@ export function referenceUnavailable(what: 'pillow' | 'fpcalc'): string | null {
 }
 
 /** Runs `tests` when `what` is there; otherwise says why and skips them, or under CI=true fails in their place. */
-export function runWithReference(what: 'pillow' | 'fpcalc', tests: Test): void {
+export function runWithReference(what: 'pillow' | 'fpcalc' | 'opencv', tests: Test): void {
   const reason = referenceUnavailable(what);
   if (reason === null) return tests.run();
   if (process.env.CI === 'true') {

@@ -1,6 +1,6 @@
 // Local features on the server (issue 32) over real HTTP: a vault's POST /publish carries
 // a record's feature set beside it, bound by the signed digest; GET /verify says
-// has_features; POST /verify-file finds a cropped, framed or rotated copy by features
+// has_features; POST /verify-file finds a cropped, framed, rotated or screenshotted copy by features
 // where the global hashes miss it, and confirms every candidate whose record has
 // features: one whose features are of another picture is dropped (unless PDQ finds it
 // within 31 bits), one without features follows today's rule; the features survive a
@@ -9,13 +9,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash, randomBytes, sign as edSign } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import sharp from 'sharp';
 import { apiRequest, serverCellUser, startTestServer, testEngine, vaultDevice, type TestServer, type VaultDevice } from '../helpers/server.js';
 import { examineFile } from '../../src/media/examine.js';
-import { encodeFeatureSet, recordFeatures, RECORD_FEATURES_MAX, type FeatureSet } from '../../src/lib/features.js';
+import { encodeFeatureSet, RECORD_FEATURES_MAX, type FeatureSet } from '../../src/lib/features.js';
+import { SUITE_TRANSFORMS } from '../../src/cli/bench/suite.js';
+import { streamFor } from '../../src/cli/bench/random.js';
 
 const engine = testEngine(import.meta.url);
 let srv: TestServer;
@@ -37,8 +40,8 @@ const hex = (n = 32) => randomBytes(n).toString('hex');
 interface Examined { perceptual_hash: unknown; pdq_hash: unknown; set: FeatureSet }
 
 async function examined(bytes: Buffer): Promise<Examined> {
-  const e = await examineFile(new Uint8Array(bytes));
-  return { perceptual_hash: e.fingerprint, pdq_hash: e.pdq_hash, set: recordFeatures(e.features!) };
+  const e = await examineFile(new Uint8Array(bytes), { recordFeatures: true });
+  return { perceptual_hash: e.fingerprint, pdq_hash: e.pdq_hash, set: e.features! };
 }
 
 /** A vault's record of a file with these hashes and (unless null) this feature set, published; answers the action hash and file hash. */
@@ -105,7 +108,18 @@ test('POST /publish with a feature set: stored, has_features true; a bad or unbo
   assert.is(sign.status, 400);
 });
 
-test('POST /verify-file: cropped, framed and rotated copies are found by Features; answers carry the inliers and coverage', async () => {
+/** The photo as `provenant bench`'s edit `id` of suite v2 makes it. */
+async function benchEdit(id: string): Promise<Buffer> {
+  const out = mkdtempSync(join(tmpdir(), 'provenant-features-'));
+  try {
+    const t = SUITE_TRANSFORMS[2].image.find((x) => x.id === id)!;
+    return readFileSync(await t.make({ path: join(FIX, 'media', 'fruits.jpg'), kind: 'image', format: 'jpeg' }, new Uint8Array(PHOTO), join(out, id), streamFor(1, id)));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+test('POST /verify-file: cropped, framed, rotated and screenshotted copies are found by Features; answers carry the inliers and coverage', async () => {
   const d = await vaultDevice(srv.url);
   const e = await examined(PHOTO);
   const { r, file } = await publish(d, e, e.set);
@@ -116,6 +130,7 @@ test('POST /verify-file: cropped, framed and rotated copies are found by Feature
     ['a corner crop keeping half the area', await sharp(PHOTO).extract({ left: Math.round(w * 0.29), top: Math.round(h * 0.29), width: Math.round(w * 0.71), height: Math.round(h * 0.71) }).jpeg({ quality: 80 }).toBuffer()],
     ['inside a wide frame', await sharp(PHOTO).resize(Math.round(w * 0.8)).extend({ left: w / 2, right: w / 2, top: 200, bottom: 200, background: '#204060' }).jpeg({ quality: 85 }).toBuffer()],
     ['rotated 15 degrees, corners cropped', await sharp(await sharp(PHOTO).rotate(15).toBuffer()).extract({ left: 120, top: 120, width: w - 60, height: h - 60 }).jpeg().toBuffer()],
+    ['inside a phone screenshot (the bench\'s)', await benchEdit('screenshot')],
   ];
   for (const [edit, copy] of copies) {
     const ours = (await verifyFile(copy)).find((s) => s.file_hash === file);

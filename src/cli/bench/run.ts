@@ -2,7 +2,7 @@
 // peers beside), quality, speed, the match index and optionally a deployment under load.
 // Everything it makes goes into a private temporary directory, removed at the end. The
 // answer (BenchResult) holds every figure; output.ts and html.ts present it.
-import { decodeFeatureSet, recordFeatures, type FeatureSet } from '../../lib/features.js';
+import { decodeFeatureSet, type FeatureSet } from '../../lib/features.js';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, release, tmpdir, totalmem } from 'node:os';
@@ -410,14 +410,16 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     // a query's rotations and mirrors, and any image may be a query (pairs of originals too)
     const dihedral = new Map<string, Uint8Array[]>();
     const featuresOf = new Map<string, FeatureSet>();
+    const recordOf = new Map<string, FeatureSet>();
     const images = [...kept.filter((x) => x.kind === 'image').map((x) => x.path), ...variants.filter((v) => kept[v.original].kind === 'image').map((v) => v.path)];
     o.progress.stage('PDQ dihedral hashes', images.length);
     await inLanes(images, lanes, async (path) => {
       const bytes = new Uint8Array(await readFile(path));
       try {
-        const d = await pool!.run<{ hashes: string[]; features: Uint8Array | null }>('bench-pdq', { buffer: bytes.buffer }, [bytes.buffer]);
+        const d = await pool!.run<{ hashes: string[]; features: Uint8Array | null; record: Uint8Array | null }>('bench-pdq', { buffer: bytes.buffer }, [bytes.buffer]);
         dihedral.set(path, d.hashes.map(pdqFromHex));
         if (d.features !== null) featuresOf.set(path, decodeFeatureSet(d.features));
+        if (d.record !== null) recordOf.set(path, decodeFeatureSet(d.record));
       } catch {
         // without them the query's own hash stands alone (dihedralDistance)
       }
@@ -430,8 +432,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       if (family.name.startsWith('ISCC-')) return fromIscc(isccOf.get(path));
       if (family.name === 'Features') {
         const pdqValue = pdq === null || pdq.hash_type !== 'PDQ' ? null : { ...fromPdq(pdq, fromFingerprint(fp)), dihedral: dihedral.get(path) };
-        const set = featuresOf.get(path) ?? null;
-        return { bytes: new Uint8Array(0), bands: null, features: set, stored: set === null ? null : recordFeatures(set), pdq: pdqValue, partner: fromFingerprint(fp) };
+        return { bytes: new Uint8Array(0), bands: null, features: featuresOf.get(path) ?? null, stored: recordOf.get(path) ?? null, pdq: pdqValue, partner: fromFingerprint(fp) };
       }
       if (pdq === null) return null;
       const v = fromPdq(pdq, fromFingerprint(fp));
