@@ -145,7 +145,7 @@ function boxReduce(src: usize, w: i32, h: i32, channels: i32, k: i32, w1: i32, h
  * Stage 1a without a reduction (k = 1, the pictures of 0.3 to 1.2 MP): each pixel's luma
  * straight from its bytes, into STAGE1. The same values as the block sums give for k = 1:
  * sum / 1000 and sum * 0.001 round to the same f32 for every sum up to 255,000
- * (test/lib/features.test.ts checks all of them).
+ * (test/lib/features-analysis.test.ts checks all of them).
  */
 function lumaOfPixels(src: usize, n: i32, channels: i32): usize {
   const out = STAGE1.reserve(<usize>n << 2);
