@@ -228,6 +228,15 @@ function scoreRow(img: usize, stride: i32, y: i32, x0: i32, x1: i32, t: i32, out
 
 const LANE: usize = memory.data(16, 16);
 
+/** Lanes of the 16 scores `m` (at `mid`) above all 8 neighbours', from the rows at `above`, `mid` and `below`. */
+@inline
+function localMaxima(m: v128, above: usize, mid: usize, below: usize): v128 {
+  const sides = v128.and(i8x16.gt_u(m, v128.load(mid - 1)), i8x16.gt_u(m, v128.load(mid + 1)));
+  const up = v128.and(v128.and(i8x16.gt_u(m, v128.load(above - 1)), i8x16.gt_u(m, v128.load(above))), i8x16.gt_u(m, v128.load(above + 1)));
+  const down = v128.and(v128.and(i8x16.gt_u(m, v128.load(below - 1)), i8x16.gt_u(m, v128.load(below))), i8x16.gt_u(m, v128.load(below + 1)));
+  return v128.and(sides, v128.and(up, down));
+}
+
 /**
  * FAST-9 corners of the w x h grey image at `img` (row stride `stride`) at threshold t
  * (1-254), with non-maximum suppression, in the window [border, w - 1 - border] x
@@ -258,12 +267,27 @@ export function fastCorners(img: usize, w: i32, h: i32, stride: i32, t: i32, bor
     if (yc < border || yc > h - 1 - border) continue;
     const above = buf + <usize>((yc + 2) % 3) * rowBytes;
     const mid = buf + <usize>(yc % 3) * rowBytes;
-    for (let x = border; x <= w - 1 - border; x++) {
-      // most pixels are no corner: the SIMD build passes 16 scores of 0 at once
-      if (ASC_FEATURE_SIMD && x + 16 <= w - border && !v128.any_true(v128.load(mid + <usize>x))) {
-        x += 15;
-        continue;
+    let x = border;
+    // the SIMD build compares 16 scores with their 8 neighbours at once (most are 0: no
+    // corner), and takes the maxima in column order
+    if (ASC_FEATURE_SIMD) {
+      for (; x + 16 <= w - border; x += 16) {
+        const m = v128.load(mid + <usize>x);
+        if (!v128.any_true(m)) continue;
+        let bits = i8x16.bitmask(localMaxima(m, above + <usize>x, mid + <usize>x, cur + <usize>x));
+        while (bits != 0) {
+          const k = ctz(bits);
+          bits &= bits - 1;
+          if (count < max) {
+            store<i16>(xy + (<usize>count << 2), <i16>(x + k));
+            store<i16>(xy + (<usize>count << 2) + 2, <i16>yc);
+            store<u8>(scores + <usize>count, load<u8>(mid + <usize>(x + k)));
+            count++;
+          }
+        }
       }
+    }
+    for (; x <= w - 1 - border; x++) {
       const s = <i32>load<u8>(mid + <usize>x);
       if (s == 0) continue;
       if (s > <i32>load<u8>(mid + <usize>(x - 1)) && s > <i32>load<u8>(mid + <usize>(x + 1))

@@ -23,6 +23,8 @@ const PLAN_Y: Block = staticBlock();
 const TAPS: i32 = 4;
 /** A plan entry: the first input index (i32) and TAPS f32 weights. */
 const PLAN_ENTRY: usize = 4 + 4 * <usize>TAPS;
+/** Bytes past STAGE1's last value that rowsSimd may read (as zeros, under a weight of 0). */
+const ROW_SLACK: usize = 4 * <usize>TAPS;
 
 let outWidth: i32 = 0;
 let outHeight: i32 = 0;
@@ -101,7 +103,7 @@ function boxReduce(src: usize, w: i32, h: i32, channels: i32, k: i32, w1: i32, h
   const ox = (w - w1 * k) >> 1;
   const oy = (h - h1 * k) >> 1;
   const acc = ACC.reserve(<usize>w1 * <usize>k * 3 * 2 + 32);
-  const out = STAGE1.reserve(<usize>w1 * <usize>h1 << 2);
+  const out = STAGE1.reserve((<usize>w1 * <usize>h1 << 2) + ROW_SLACK);
   const accChannels = channels == 1 ? 1 : 3;
   const accValues = w1 * k * accChannels;
   const rowBytes = <usize>w * <usize>channels;
@@ -148,7 +150,7 @@ function boxReduce(src: usize, w: i32, h: i32, channels: i32, k: i32, w1: i32, h
  * (test/lib/features-analysis.test.ts checks all of them).
  */
 function lumaOfPixels(src: usize, n: i32, channels: i32): usize {
-  const out = STAGE1.reserve(<usize>n << 2);
+  const out = STAGE1.reserve((<usize>n << 2) + ROW_SLACK);
   let i = 0;
   if (ASC_FEATURE_SIMD && channels == 3) i = lumaOfRgbSimd(src, n, out);
   if (channels == 1) {
@@ -256,6 +258,37 @@ function columnsSimd(stage2: usize, w2: i32, h1: i32, e: usize, o: usize): i32 {
   return j;
 }
 
+/**
+ * Row `line` of the row pass, four outputs at a time: each output's TAPS inputs read as
+ * one vector from its first, times its TAPS weights, and the four products of each
+ * output added in tap order across lanes after a transpose (f32, no fused multiply-add):
+ * the same sums as tapped() gives, whose breaks only skip products of weight 0 (an
+ * exact +0 added to a sum >= 0). Inputs past the row are the next row's, or ROW_SLACK's
+ * zeros after the last: finite, under weight 0. Returns the first output it left to the
+ * scalar loop.
+ */
+function rowsSimd(line: usize, plan: usize, w2: i32, o: usize): i32 {
+  let j = 0;
+  for (; j + 4 <= w2; j += 4) {
+    const e = plan + <usize>j * PLAN_ENTRY;
+    const p0 = f32x4.mul(v128.load(e, 4), v128.load(line + (<usize>load<i32>(e) << 2)));
+    const p1 = f32x4.mul(v128.load(e, 4 + PLAN_ENTRY), v128.load(line + (<usize>load<i32>(e, PLAN_ENTRY) << 2)));
+    const p2 = f32x4.mul(v128.load(e, 4 + 2 * PLAN_ENTRY), v128.load(line + (<usize>load<i32>(e, 2 * PLAN_ENTRY) << 2)));
+    const p3 = f32x4.mul(v128.load(e, 4 + 3 * PLAN_ENTRY), v128.load(line + (<usize>load<i32>(e, 3 * PLAN_ENTRY) << 2)));
+    // lane k of tap t: output j + k's product t
+    const a = v128.shuffle<f32>(p0, p1, 0, 4, 1, 5);
+    const b = v128.shuffle<f32>(p2, p3, 0, 4, 1, 5);
+    const c = v128.shuffle<f32>(p0, p1, 2, 6, 3, 7);
+    const d = v128.shuffle<f32>(p2, p3, 2, 6, 3, 7);
+    const t0 = v128.shuffle<f32>(a, b, 0, 1, 4, 5);
+    const t1 = v128.shuffle<f32>(a, b, 2, 3, 6, 7);
+    const t2 = v128.shuffle<f32>(c, d, 0, 1, 4, 5);
+    const t3 = v128.shuffle<f32>(c, d, 2, 3, 6, 7);
+    v128.store(o + (<usize>j << 2), f32x4.add(f32x4.add(f32x4.add(t0, t1), t2), t3));
+  }
+  return j;
+}
+
 @inline
 function tapped(line: usize, stride: usize, e: usize, limit: i32): f32 {
   const first = load<i32>(e);
@@ -296,10 +329,13 @@ export function analysisLuma(src: usize, w: i32, h: i32, channels: i32): usize {
   const px = planAxis(PLAN_X, w1, w2);
   const py = planAxis(PLAN_Y, h1, h2);
   const stage2 = STAGE2.reserve(<usize>h1 * <usize>w2 << 2);
+  memory.fill(stage1 + (<usize>(w1 * h1) << 2), 0, ROW_SLACK);
   for (let i = 0; i < h1; i++) {
     const line = stage1 + (<usize>(i * w1) << 2);
     const o = stage2 + (<usize>(i * w2) << 2);
-    for (let j = 0; j < w2; j++) store<f32>(o + (<usize>j << 2), tapped(line, 4, px + <usize>j * PLAN_ENTRY, w1));
+    let j = 0;
+    if (ASC_FEATURE_SIMD) j = rowsSimd(line, px, w2, o);
+    for (; j < w2; j++) store<f32>(o + (<usize>j << 2), tapped(line, 4, px + <usize>j * PLAN_ENTRY, w1));
   }
   const colStride = <usize>w2 << 2;
   for (let i = 0; i < h2; i++) {

@@ -48,6 +48,12 @@ const INLIER: Block = staticBlock(); // u8 per corr
 const BEST_INLIER: Block = staticBlock();
 const HULL: Block = staticBlock(); // f64 points, then the hull
 const RDESC: Block = staticBlock(); // the record's descriptors, 32 bytes each, packed (read once per query feature)
+// per correspondence, once per pass (countInliers reads them in order for every hypothesis):
+const CORR_QX: Block = staticBlock(); // f64 query x
+const CORR_QY: Block = staticBlock(); // f64 query y
+const CORR_RX: Block = staticBlock(); // f64 record x
+const CORR_RY: Block = staticBlock(); // f64 record y
+const CORR_TURN: Block = staticBlock(); // i32 the record keypoint's angle less the query's (angleDelta)
 
 // The answer of the last match (read by the host after matchSets)
 const MODEL: usize = memory.data(6 * 8); // a, b, tx, c, d, ty: [x'; y'] = [a b; c d][x; y] + [tx; ty]
@@ -215,20 +221,49 @@ function modelAngle(): i32 {
   return (<i32>Math.round(t * 128.0 / Math.PI)) & 255;
 }
 
-/** Counts (and marks in `marks`) the correspondences the model maps within `tol2` (squared) with a consistent angle. */
-function countInliers(tol2: f64, marks: usize): i32 {
-  const rot = modelAngle();
-  let n = 0;
+/** The correspondences' points and angle turns in order (CORR_QX ... CORR_TURN), for countInliers. */
+function gatherCorrespondences(): void {
+  const bytes = <usize>max<i32>(ncorr, 1) << 3;
+  const px = CORR_QX.reserve(bytes);
+  const py = CORR_QY.reserve(bytes);
+  const sx = CORR_RX.reserve(bytes);
+  const sy = CORR_RY.reserve(bytes);
+  const turn = CORR_TURN.reserve(bytes >> 1);
   for (let k = 0; k < ncorr; k++) {
     const i = ca(k);
     const j = cb(k);
-    const x = qx(i);
-    const y = qy(i);
-    const ex = ma * x + mb * y + mtx - rx(j);
-    const ey = mc * x + md * y + mty - ry(j);
+    const o = <usize>k << 3;
+    store<f64>(px + o, qx(i));
+    store<f64>(py + o, qy(i));
+    store<f64>(sx + o, rx(j));
+    store<f64>(sy + o, ry(j));
+    store<i32>(turn + (<usize>k << 2), angleDelta(fangle(rset, j), load<i32>(QANGLE.ptr + (<usize>i << 2))));
+  }
+}
+
+/**
+ * Counts (and marks in `marks`) the correspondences the model maps within `tol2`
+ * (squared) with a consistent angle. Without marks, it stops once the count cannot
+ * exceed `beat` (returning a count <= beat: the caller keeps only a count above it).
+ */
+function countInliers(tol2: f64, marks: usize, beat: i32 = -1): i32 {
+  const rot = modelAngle();
+  const px = CORR_QX.ptr;
+  const py = CORR_QY.ptr;
+  const sx = CORR_RX.ptr;
+  const sy = CORR_RY.ptr;
+  const turn = CORR_TURN.ptr;
+  let n = 0;
+  for (let k = 0; k < ncorr; k++) {
+    if (marks == 0 && n + (ncorr - k) <= beat) return n;
+    const o = <usize>k << 3;
+    const x = load<f64>(px + o);
+    const y = load<f64>(py + o);
+    const ex = ma * x + mb * y + mtx - load<f64>(sx + o);
+    const ey = mc * x + md * y + mty - load<f64>(sy + o);
     let ok = ex * ex + ey * ey <= tol2;
     if (ok) {
-      const da = angleDelta(angleDelta(fangle(rset, j), load<i32>(QANGLE.ptr + (<usize>i << 2))), rot);
+      const da = angleDelta(load<i32>(turn + (<usize>k << 2)), rot);
       ok = da <= ANGLE_TOLERANCE && da >= -ANGLE_TOLERANCE;
     }
     if (marks != 0) store<u8>(marks + <usize>k, ok ? 1 : 0);
@@ -396,6 +431,7 @@ function hullArea(marks: usize): f64 {
 function matchOnce(tolerance: f64): i32 {
   ncorr = correspond();
   if (ncorr < 3) return 0;
+  gatherCorrespondences();
   const marks = INLIER.reserve(<usize>ncorr);
   const bestMarks = BEST_INLIER.reserve(<usize>ncorr);
   const tol2 = tolerance * tolerance;
@@ -409,7 +445,7 @@ function matchOnce(tolerance: f64): i32 {
       const k1 = <i32>load<u32>(CORR_ORDER.ptr + (<usize>s << 2));
       const k2 = <i32>load<u32>(CORR_ORDER.ptr + (<usize>t << 2));
       if (!twoPointSimilarity(k1, k2)) continue;
-      const n = countInliers(tol2, 0);
+      const n = countInliers(tol2, 0, best);
       if (n > best) {
         best = n;
         saveModel(BEST);
