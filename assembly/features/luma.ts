@@ -259,8 +259,8 @@ function columnsSimd(stage2: usize, w2: i32, h1: i32, e: usize, o: usize): i32 {
 }
 
 /**
- * Row `line` of the row pass, four outputs at a time: each output's TAPS inputs read as
- * one vector from its first, times its TAPS weights, and the four products of each
+ * Row `line` of the row pass, four outputs at a time: each output's TAPS (4) inputs read
+ * as one vector from its first, times its TAPS weights, and the four products of each
  * output added in tap order across lanes after a transpose (f32, no fused multiply-add):
  * the same sums as tapped() gives, whose breaks only skip products of weight 0 (an
  * exact +0 added to a sum >= 0). Inputs past the row are the next row's, or ROW_SLACK's
