@@ -228,6 +228,16 @@ function scoreRow(img: usize, stride: i32, y: i32, x0: i32, x1: i32, t: i32, out
 
 const LANE: usize = memory.data(16, 16);
 
+/** Writes corner (x, y) with score s as the `count`-th, when there is room for it (below `max`); returns the new count. */
+@inline
+function keepCorner(xy: usize, scores: usize, count: i32, max: i32, x: i32, y: i32, s: i32): i32 {
+  if (count >= max) return count;
+  store<i16>(xy + (<usize>count << 2), <i16>x);
+  store<i16>(xy + (<usize>count << 2) + 2, <i16>y);
+  store<u8>(scores + <usize>count, <u8>s);
+  return count + 1;
+}
+
 /** Lanes of the 16 scores `m` (at `mid`) above all 8 neighbours', from the rows at `above`, `mid` and `below`. */
 @inline
 function localMaxima(m: v128, above: usize, mid: usize, below: usize): v128 {
@@ -278,12 +288,7 @@ export function fastCorners(img: usize, w: i32, h: i32, stride: i32, t: i32, bor
         while (bits != 0) {
           const k = ctz(bits);
           bits &= bits - 1;
-          if (count < max) {
-            store<i16>(xy + (<usize>count << 2), <i16>(x + k));
-            store<i16>(xy + (<usize>count << 2) + 2, <i16>yc);
-            store<u8>(scores + <usize>count, load<u8>(mid + <usize>(x + k)));
-            count++;
-          }
+          count = keepCorner(xy, scores, count, max, x + k, yc, <i32>load<u8>(mid + <usize>(x + k)));
         }
       }
     }
@@ -293,12 +298,7 @@ export function fastCorners(img: usize, w: i32, h: i32, stride: i32, t: i32, bor
       if (s > <i32>load<u8>(mid + <usize>(x - 1)) && s > <i32>load<u8>(mid + <usize>(x + 1))
         && s > <i32>load<u8>(above + <usize>(x - 1)) && s > <i32>load<u8>(above + <usize>x) && s > <i32>load<u8>(above + <usize>(x + 1))
         && s > <i32>load<u8>(cur + <usize>(x - 1)) && s > <i32>load<u8>(cur + <usize>x) && s > <i32>load<u8>(cur + <usize>(x + 1))) {
-        if (count < max) {
-          store<i16>(xy + (<usize>count << 2), <i16>x);
-          store<i16>(xy + (<usize>count << 2) + 2, <i16>yc);
-          store<u8>(scores + <usize>count, <u8>s);
-          count++;
-        }
+        count = keepCorner(xy, scores, count, max, x, yc, s);
       }
     }
   }
