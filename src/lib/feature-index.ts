@@ -79,6 +79,28 @@ function descriptorCount(descriptors: Uint8Array): number {
   return descriptors.length / DESCRIPTOR_BYTES;
 }
 
+/** Candidates a query answers at most. */
+export const FEATURE_QUERY_MAX_LIMIT = 1_000_000;
+
+function integerIn(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
+  return value;
+}
+
+/** The options as the kernel takes them, defaults filled in; RangeError for one out of range (the kernel would take any u32). */
+function queryOptions(options: FeatureQueryOptions, postings: number): Required<FeatureQueryOptions> {
+  if (options.mirror !== undefined && typeof options.mirror !== 'boolean') throw new RangeError('mirror must be a boolean');
+  if (options.probes !== undefined && options.probes !== 1 && options.probes !== 3) throw new RangeError('probes must be 1 or 3');
+  return {
+    mirror: options.mirror ?? true,
+    maxEmbeddingDistance: integerIn('maxEmbeddingDistance', options.maxEmbeddingDistance ?? 14, 0, 64),
+    minVotes: integerIn('minVotes', options.minVotes ?? 4, 1, FEATURE_INDEX_FEATURES),
+    limit: integerIn('limit', options.limit ?? 20, 0, FEATURE_QUERY_MAX_LIMIT),
+    maxList: integerIn('maxList', options.maxList ?? Math.max(4096, Math.ceil((64 * postings) / 65536)), 0, 0xffff_ffff),
+    probes: options.probes ?? 3,
+  };
+}
+
 /**
  * Images' descriptors under the caller's ids; an id added again is kept as it was
  * (records are immutable). Memory is held in WebAssembly until `free()`.
@@ -153,10 +175,8 @@ export class FeatureIndex {
     const n = descriptorCount(descriptors);
     const e = this.kernel.exports;
     const postings = e.fiPostings(ix);
-    const maxList = options.maxList ?? Math.max(4096, Math.ceil((64 * postings) / 65536));
-    const limit = options.limit ?? 20;
-    const count = e.fiQuery(ix, this.kernel.writeScratch(descriptors), n, options.mirror === false ? 0 : 1,
-      options.maxEmbeddingDistance ?? 14, options.minVotes ?? 4, limit, maxList, options.probes === 1 ? 1 : 3);
+    const o = queryOptions(options, postings);
+    const count = e.fiQuery(ix, this.kernel.writeScratch(descriptors), n, o.mirror ? 1 : 0, o.maxEmbeddingDistance, o.minVotes, o.limit, o.maxList, o.probes);
     const r = this.kernel.view(Uint32Array, e.fiResults(), count * 4);
     const out: FeatureCandidate[] = new Array(count);
     for (let i = 0; i < count; i++) out[i] = { id: r[4 * i], votes: r[4 * i + 1], mirrored: r[4 * i + 2] === 1, score: r[4 * i + 3] };
