@@ -51,6 +51,16 @@ export const MIN_INLIERS = 26;
 /** ... and its inliers must span this share of the query's area (a clump of inliers on a logo is not a picture). */
 export const MIN_COVERAGE = 0.06;
 /**
+ * A picture shown small inside a larger canvas (a phone screenshot puts it on 23-28 % of
+ * the query, the bench's wide frame on 46 %): when the record's frame, mapped into the
+ * query, covers MIN_SHOWN to MAX_SHOWN of it, MIN_COVERAGE counts against that part alone,
+ * and the match then needs FRAMED_MIN_INLIERS (docs/features.md: the distinct pairs of
+ * the dev corpus this would admit have 26-40 inliers).
+ */
+export const MIN_SHOWN = 0.1;
+export const MAX_SHOWN = 1 / 3;
+export const FRAMED_MIN_INLIERS = 2 * MIN_INLIERS;
+/**
  * A verify-file candidate PDQ finds within this many bits (of 256, the query's dihedral
  * hashes, both of quality >= 50) stands when the geometric check fails: a copy too small
  * or too soft for its features to agree (a quarter-size copy), which PDQ still finds.
@@ -88,6 +98,8 @@ export interface FeatureMatch {
   correspondences: number;
   /** Share (0-1) of the query's area the inliers' convex hull covers. */
   coverage: number;
+  /** Share (0-1) of the query's area the record's picture shows in: its frame mapped by the transform, clipped to the query's. */
+  shown: number;
   /** The query matched as its mirror image. */
   mirrored: boolean;
   model: 'similarity' | 'affine';
@@ -315,19 +327,71 @@ export function compareFeatures(query: FeatureSet, record: FeatureSet, options: 
   const a = k.writeScratch(joined);
   const r = k.exports.matchSets(a, qn, query.width, query.height, a + qn * FEATURE_BYTES, rn, record.width, record.height, options.mirror === false ? 0 : 1);
   const matrix = Array.from(k.view(Float64Array, k.exports.matchModel(), 6));
+  const inliers = r & 0xffff;
   return {
-    inliers: r & 0xffff,
+    inliers,
     correspondences: k.exports.matchCorrespondences(),
     coverage: k.exports.matchCoverage(),
+    shown: inliers === 0 ? 0 : shownShare(matrix, query, record),
     mirrored: (r & 0x10000) !== 0,
     model: k.exports.matchAffine() === 1 ? 'affine' : 'similarity',
     matrix,
   };
 }
 
-/** The match of a query set with a record's when the check confirms it (MIN_INLIERS, MIN_COVERAGE), else null. */
+/**
+ * The share of the query's frame (analysis pixels) that the record's frame covers when
+ * mapped into it by the inverse of `matrix` (query to record): the record's rectangle, a
+ * parallelogram in the query, clipped to the query's rectangle (Sutherland-Hodgman).
+ */
+export function shownShare(matrix: readonly number[], query: { width: number; height: number }, record: { width: number; height: number }): number {
+  const [a, b, tx, c, d, ty] = matrix;
+  const det = a * d - b * c;
+  if (!(Math.abs(det) > 1e-12)) return 0;
+  const toQuery = (x: number, y: number): [number, number] => [(d * (x - tx) - b * (y - ty)) / det, (a * (y - ty) - c * (x - tx)) / det];
+  let polygon = [toQuery(0, 0), toQuery(record.width, 0), toQuery(record.width, record.height), toQuery(0, record.height)];
+  // keep the side of each of the query's four edges where axis (0 x, 1 y) is within its bound
+  for (const [axis, bound, below] of [[0, 0, false], [0, query.width, true], [1, 0, false], [1, query.height, true]] as const) {
+    const inside = (p: [number, number]) => (below ? p[axis] <= bound : p[axis] >= bound);
+    const cross = (p: [number, number], q: [number, number]): [number, number] => {
+      const t = (bound - p[axis]) / (q[axis] - p[axis]);
+      return [p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])];
+    };
+    const kept: [number, number][] = [];
+    for (let i = 0; i < polygon.length; i++) {
+      const p = polygon[i];
+      const q = polygon[(i + 1) % polygon.length];
+      if (inside(q)) {
+        if (!inside(p)) kept.push(cross(p, q));
+        kept.push(q);
+      } else if (inside(p)) kept.push(cross(p, q));
+    }
+    polygon = kept;
+  }
+  let twice = 0;
+  for (let i = 0; i < polygon.length; i++) {
+    const [x0, y0] = polygon[i];
+    const [x1, y1] = polygon[(i + 1) % polygon.length];
+    twice += x0 * y1 - x1 * y0;
+  }
+  return Math.min(1, Math.abs(twice) / 2 / (query.width * query.height));
+}
+
+/**
+ * Whether a check's answer confirms the pair: MIN_INLIERS covering MIN_COVERAGE of the
+ * query, or, for a picture shown small inside the query (MIN_SHOWN to MAX_SHOWN of it),
+ * FRAMED_MIN_INLIERS covering MIN_COVERAGE of the part it shows in.
+ */
+export function confirms(m: FeatureMatch): boolean {
+  if (m.inliers < MIN_INLIERS) return false;
+  if (m.coverage >= MIN_COVERAGE) return true;
+  const framed = m.shown >= MIN_SHOWN && m.shown <= MAX_SHOWN;
+  return framed && m.inliers >= FRAMED_MIN_INLIERS && m.coverage >= MIN_COVERAGE * m.shown;
+}
+
+/** The match of a query set with a record's when the check confirms it (confirms()), else null. */
 export function matchFeatures(query: FeatureSet, record: FeatureSet, options: { mirror?: boolean; flavor?: WasmFlavor } = {}): FeatureMatch | null {
   if (query.version !== record.version) return null;
   const m = compareFeatures(query, record, options);
-  return m.inliers >= MIN_INLIERS && m.coverage >= MIN_COVERAGE ? m : null;
+  return confirms(m) ? m : null;
 }

@@ -43,8 +43,8 @@ export { IsccIndex, ISCC_INDEX_BITS, ISCC_MIN_SET_BITS, ISCC_BINDING_MAX_DISTANC
 export type { IsccMatch } from './iscc-index.js';
 // Local features and their geometric check (issue 32; docs/features.md)
 export {
-  extractFeatures, compareFeatures, matchFeatures, recordFeatures, prefixOf, descriptorsOf, encodeFeatureSet, decodeFeatureSet, FeatureSetError,
-  FEATURES_VERSION, FEATURE_BYTES, FEATURE_DESCRIPTOR_OFFSET, QUERY_FEATURES_MAX, RECORD_FEATURES_MAX, INDEXED_FEATURES, RETRIEVAL_FEATURES, MIN_FEATURES, MIN_INLIERS, MIN_COVERAGE, NEAR_COPY_PDQ_DISTANCE,
+  extractFeatures, compareFeatures, matchFeatures, confirms, shownShare, recordFeatures, prefixOf, descriptorsOf, encodeFeatureSet, decodeFeatureSet, FeatureSetError,
+  FEATURES_VERSION, FEATURE_BYTES, FEATURE_DESCRIPTOR_OFFSET, QUERY_FEATURES_MAX, RECORD_FEATURES_MAX, INDEXED_FEATURES, RETRIEVAL_FEATURES, MIN_FEATURES, MIN_INLIERS, MIN_COVERAGE, MIN_SHOWN, MAX_SHOWN, FRAMED_MIN_INLIERS, NEAR_COPY_PDQ_DISTANCE,
 } from './features.js';
 export type { FeatureSet, FeatureMatch, FeaturePixels } from './features.js';
 export { FeatureIndex, FEATURE_INDEX_MAX_ID, FEATURE_INDEX_FEATURES, FEATURE_INDEX_MAX_IMAGES } from './feature-index.js';

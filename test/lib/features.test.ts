@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import '../../src/lib/wasm.js';
 import {
-  compareFeatures, decodeFeatureSet, descriptorsOf, encodeFeatureSet, extractFeatures, FeatureSetError, matchFeatures, prefixOf, recordFeatures,
-  FEATURE_BYTES, MIN_FEATURES, QUERY_FEATURES_MAX, RECORD_FEATURES_MAX, type FeatureSet,
+  compareFeatures, confirms, decodeFeatureSet, descriptorsOf, encodeFeatureSet, extractFeatures, FeatureSetError, matchFeatures, prefixOf, recordFeatures, shownShare,
+  FEATURE_BYTES, FRAMED_MIN_INLIERS, MAX_SHOWN, MIN_COVERAGE, MIN_FEATURES, MIN_INLIERS, MIN_SHOWN, QUERY_FEATURES_MAX, RECORD_FEATURES_MAX, type FeatureSet,
 } from '../../src/lib/features.js';
 import { simdSupported, wasmFlavor } from '../../src/lib/wasm-core.js';
 import { SUITE_TRANSFORMS } from '../../src/cli/bench/suite.js';
@@ -207,6 +207,54 @@ test('the transform: a crop maps to the crop, a mirror to the mirror, a rotation
   const rm = matchFeatures((await features(new Uint8Array(rot)))!, original)!;
   const angle = (Math.atan2(rm.matrix[3], rm.matrix[0]) * 180) / Math.PI;
   assert.ok(Math.abs(angle + 20) < 1.5, `angle ${angle.toFixed(2)}`);
+});
+
+/** The share of the query's w x h frame whose points map (record = A q + t) inside the record's frame, counted at the centres of a fine grid. */
+function shownByGrid(m: number[], w: number, h: number, rw: number, rh: number): number {
+  const steps = 400;
+  let inside = 0;
+  for (let i = 0; i < steps; i++) for (let j = 0; j < steps; j++) {
+    const x = ((i + 0.5) * w) / steps, y = ((j + 0.5) * h) / steps;
+    const rx = m[0] * x + m[1] * y + m[2], ry = m[3] * x + m[4] * y + m[5];
+    if (rx >= 0 && rx <= rw && ry >= 0 && ry <= rh) inside++;
+  }
+  return inside / (steps * steps);
+}
+
+test('shown: the share of the query the record\'s frame covers, as a grid count gives it; the rule that judges coverage against it', async () => {
+  const q = { width: 640, height: 480 };
+  const r = { width: 600, height: 500 };
+  // the same frame; the record shown in the query's top-left quarter (record = 2 q); shifted off the query; singular
+  assert.ok(Math.abs(shownShare([1, 0, 0, 0, 1, 0], q, { width: 640, height: 480 }) - 1) < 1e-9);
+  assert.ok(Math.abs(shownShare([2, 0, 0, 0, 2, 0], q, { width: 640, height: 480 }) - 0.25) < 1e-9);
+  assert.is(shownShare([1, 0, 5000, 0, 1, 0], q, r), 0);
+  assert.is(shownShare([1, 2, 0, 2, 4, 0], q, r), 0);
+  // seeded similarity and affine maps, rotated, scaled and shifted, against the grid
+  const random = streamFor(7, 'shown');
+  for (let n = 0; n < 200; n++) {
+    const angle = random() * 2 * Math.PI, scale = 0.3 + random() * 4, shear = n % 2 === 0 ? 0 : random() - 0.5;
+    const c = Math.cos(angle) * scale, s = Math.sin(angle) * scale;
+    const m = [c, -s + shear, (random() - 0.5) * 1200, s, c, (random() - 0.5) * 1200];
+    const got = shownShare(m, q, r);
+    const want = shownByGrid(m, q.width, q.height, r.width, r.height);
+    assert.ok(Math.abs(got - want) < 0.01, `${JSON.stringify(m)}: ${got} against the grid's ${want}`);
+  }
+  // the rule: the query's share; or, for a picture shown small inside the query, the shown part's with twice the inliers
+  const match = (coverage: number, shown: number, inliers = MIN_INLIERS) => ({ inliers, correspondences: inliers, coverage, shown, mirrored: false, model: 'similarity' as const, matrix: [1, 0, 0, 0, 1, 0] });
+  assert.ok(confirms(match(MIN_COVERAGE, 1)));
+  assert.not.ok(confirms(match(MIN_COVERAGE, 1, MIN_INLIERS - 1)));
+  assert.not.ok(confirms(match(MIN_COVERAGE * 0.9, 1)));
+  assert.ok(confirms(match(0.04, 0.25, FRAMED_MIN_INLIERS)), 'a picture on a quarter of a screenshot, its hull on a sixth of it');
+  assert.not.ok(confirms(match(0.04, 0.25, FRAMED_MIN_INLIERS - 1)), 'a framed match needs twice the inliers');
+  assert.not.ok(confirms(match(0.01, 0.25, 200)));
+  assert.not.ok(confirms(match(0.005, MIN_SHOWN * 0.9, 200)), 'a picture shown too small is judged against the whole query');
+  assert.not.ok(confirms(match(0.05, MAX_SHOWN * 1.1, 200)), 'nor one that fills much of it');
+  // a real one: the photo in a plain frame twice its size each way shows in a quarter of the query
+  const src = await pixels(PHOTO);
+  const framed = await sharp(PHOTO).extend({ left: src.width / 2, right: src.width / 2, top: src.height / 2, bottom: src.height / 2, background: '#808080' }).png().toBuffer();
+  const original = recordFeatures((await features(PHOTO))!);
+  const fm = matchFeatures(extractFeatures(await pixels(new Uint8Array(framed)), { inner: true })!, original)!;
+  assert.ok(fm !== null && Math.abs(fm.shown - 0.25) < 0.02 && fm.coverage <= fm.shown + 1e-9, JSON.stringify({ shown: fm.shown, coverage: fm.coverage }));
 });
 
 /**
