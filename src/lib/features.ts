@@ -55,7 +55,8 @@ export const MIN_COVERAGE = 0.06;
  * the query, the bench's wide frame on 46 %): when the record's frame, mapped into the
  * query, covers MIN_SHOWN to MAX_SHOWN of it, MIN_COVERAGE counts against that part alone,
  * and the match then needs FRAMED_MIN_INLIERS (docs/features.md: the distinct pairs of
- * the dev corpus this would admit have 26-40 inliers).
+ * the dev corpus that 6 % of the shown part alone would admit have 26-56 inliers, and
+ * 30-40 where the part is MIN_SHOWN to MAX_SHOWN).
  */
 export const MIN_SHOWN = 0.1;
 export const MAX_SHOWN = 1 / 3;
