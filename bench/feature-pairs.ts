@@ -2,6 +2,10 @@
 //   node --import tsx bench/feature-pairs.ts [DIR]     (default /tmp/provenant-corpus/files/image)
 //   PART=0/2 node --import tsx bench/feature-pairs.ts & PART=1/2 node --import tsx bench/feature-pairs.ts
 //     (a share of the pairs each, for more cores: the rows i = k mod n; add up their counts)
+//   NEAR=14 node --import tsx bench/feature-pairs.ts
+//     (also every pair whose check reaches 14 inliers either way, confirmed or not, as a
+//     JSON line {a, b, ab: [inliers, coverage, shown], ba: [...]}: a rule to be tried can
+//     be put to the pairs near the threshold without another run; docs/features.md)
 // Every image file under DIR (duplicates by SHA-256 once) is decoded as verify-file decodes
 // it (full resolution), and gets a record's features (the first 256, as the vault keeps
 // them), a query's (as verify-file asks: 512 and the inner picture's) and PDQ's dihedral
@@ -17,7 +21,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { detectType } from '../src/lib/detect.js';
 import { decodeImagePixels } from '../src/media/image.js';
-import { extractFeatures, matchFeatures, NEAR_COPY_PDQ_DISTANCE, RECORD_FEATURES_MAX, type FeatureSet } from '../src/lib/features.js';
+import { compareFeatures, confirms, extractFeatures, NEAR_COPY_PDQ_DISTANCE, RECORD_FEATURES_MAX, type FeatureMatch, type FeatureSet } from '../src/lib/features.js';
 import { pdqDihedral, pdqDistance } from '../src/lib/pdq.js';
 import { PDQ_MIN_QUALITY } from '../src/lib/pdq-index.js';
 
@@ -70,16 +74,22 @@ for (const path of files(DIR)) {
 const featured = images.filter((x) => x.record !== null && x.query !== null);
 console.log(`${images.length} distinct images (${undecodable} not decoded), ${featured.length} with features; ${((performance.now() - t0) / 1000).toFixed(0)} s to extract`);
 
-/** verify-file's rule for a query and a record that both have features. */
-function returned(query: Image, record: Image): { by: string; inliers: number; coverage: number } | null {
-  const m = matchFeatures(query.query!, record.record!);
-  if (m !== null) return { by: 'check', inliers: m.inliers, coverage: m.coverage };
+/** The check of a query with a record that both have features. */
+const check = (query: Image, record: Image) => compareFeatures(query.query!, record.record!);
+
+/** verify-file's rule for a query and a record that both have features, given their check. */
+function returned(query: Image, record: Image, m: FeatureMatch): { by: string; inliers: number; coverage: number } | null {
+  if (confirms(m)) return { by: 'check', inliers: m.inliers, coverage: m.coverage };
   if (query.quality >= PDQ_MIN_QUALITY && record.quality >= PDQ_MIN_QUALITY) {
     const distance = Math.min(...query.pdq.map((h) => pdqDistance(record.pdq[0], h)));
     if (distance <= NEAR_COPY_PDQ_DISTANCE) return { by: `PDQ ${distance}`, inliers: 0, coverage: 0 };
   }
   return null;
 }
+
+const near = process.env.NEAR === undefined ? null : Number(process.env.NEAR);
+if (near !== null && !(Number.isInteger(near) && near >= 0)) throw new Error('NEAR is a count of inliers');
+const answer = (m: FeatureMatch) => [m.inliers, +m.coverage.toFixed(4), +m.shown.toFixed(4)];
 
 const n = images.length;
 let matched = 0;
@@ -90,8 +100,11 @@ for (let i = part; i < featured.length; i += parts) {
     compared++;
     const a = featured[i];
     const b = featured[j];
-    const ab = returned(b, a);
-    const ba = returned(a, b);
+    const mab = check(b, a);
+    const mba = check(a, b);
+    if (near !== null && Math.max(mab.inliers, mba.inliers) >= near) console.log(JSON.stringify({ a: a.name, b: b.name, ab: answer(mab), ba: answer(mba) }));
+    const ab = returned(b, a, mab);
+    const ba = returned(a, b, mba);
     if (ab === null && ba === null) continue;
     matched++;
     const say = (r: typeof ab) => (r === null ? '-' : r.by === 'check' ? `${r.inliers} inliers, ${(100 * r.coverage).toFixed(0)} %` : r.by);

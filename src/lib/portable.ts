@@ -44,7 +44,7 @@ export type { IsccMatch } from './iscc-index.js';
 // Local features and their geometric check (issue 32; docs/features.md)
 export {
   extractFeatures, compareFeatures, matchFeatures, confirms, shownShare, recordFeatures, prefixOf, descriptorsOf, encodeFeatureSet, decodeFeatureSet, FeatureSetError,
-  FEATURES_VERSION, FEATURE_BYTES, FEATURE_DESCRIPTOR_OFFSET, QUERY_FEATURES_MAX, RECORD_FEATURES_MAX, INDEXED_FEATURES, RETRIEVAL_FEATURES, MIN_FEATURES, MIN_INLIERS, MIN_COVERAGE, MIN_SHOWN, MAX_SHOWN, FRAMED_MIN_INLIERS, NEAR_COPY_PDQ_DISTANCE,
+  FEATURES_VERSION, FEATURE_BYTES, FEATURE_DESCRIPTOR_OFFSET, QUERY_FEATURES_MAX, RECORD_FEATURES_MAX, INDEXED_FEATURES, RETRIEVAL_FEATURES, MIN_FEATURES, MIN_INLIERS, MIN_COVERAGE, MIN_SHOWN, MAX_SHOWN, FRAMED_MIN_INLIERS, SPREAD_MIN_INLIERS, SPREAD_COVERAGE, NEAR_COPY_PDQ_DISTANCE,
 } from './features.js';
 export type { FeatureSet, FeatureMatch, FeaturePixels } from './features.js';
 export { FeatureIndex, FEATURE_INDEX_MAX_ID, FEATURE_INDEX_FEATURES, FEATURE_INDEX_MAX_IMAGES } from './feature-index.js';

@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import '../../src/lib/wasm.js';
 import {
   compareFeatures, confirms, decodeFeatureSet, descriptorsOf, encodeFeatureSet, extractFeatures, FeatureSetError, matchFeatures, prefixOf, recordFeatures, shownShare,
-  FEATURE_BYTES, FRAMED_MIN_INLIERS, MAX_SHOWN, MIN_COVERAGE, MIN_FEATURES, MIN_INLIERS, MIN_SHOWN, QUERY_FEATURES_MAX, RECORD_FEATURES_MAX, type FeatureSet,
+  FEATURE_BYTES, FRAMED_MIN_INLIERS, MAX_SHOWN, MIN_COVERAGE, MIN_FEATURES, MIN_INLIERS, MIN_SHOWN, QUERY_FEATURES_MAX, RECORD_FEATURES_MAX, SPREAD_COVERAGE, SPREAD_MIN_INLIERS, type FeatureSet,
 } from '../../src/lib/features.js';
 import { simdSupported, wasmFlavor } from '../../src/lib/wasm-core.js';
 import { SUITE_TRANSFORMS } from '../../src/cli/bench/suite.js';
@@ -239,11 +239,17 @@ test('shown: the share of the query the record\'s frame covers, as a grid count 
     const want = shownByGrid(m, q.width, q.height, r.width, r.height);
     assert.ok(Math.abs(got - want) < 0.01, `${JSON.stringify(m)}: ${got} against the grid's ${want}`);
   }
-  // the rule: the query's share; or, for a picture shown small inside the query, the shown part's with twice the inliers
+  // the rule: the query's share; or, for a picture shown small inside the query, the shown part's with twice the inliers;
+  // or two fewer inliers spread over much of the query
   const match = (coverage: number, shown: number, inliers = MIN_INLIERS) => ({ inliers, correspondences: inliers, coverage, shown, mirrored: false, model: 'similarity' as const, matrix: [1, 0, 0, 0, 1, 0] });
   assert.ok(confirms(match(MIN_COVERAGE, 1)));
   assert.not.ok(confirms(match(MIN_COVERAGE, 1, MIN_INLIERS - 1)));
   assert.not.ok(confirms(match(MIN_COVERAGE * 0.9, 1)));
+  // inliers spread over much of the query need two fewer, and no fewer than that
+  assert.ok(SPREAD_MIN_INLIERS < MIN_INLIERS && SPREAD_COVERAGE > MIN_COVERAGE);
+  assert.ok(confirms(match(SPREAD_COVERAGE, 1, SPREAD_MIN_INLIERS)), 'spread inliers, two fewer');
+  assert.not.ok(confirms(match(SPREAD_COVERAGE * 0.99, 1, SPREAD_MIN_INLIERS)), 'two fewer, not spread enough');
+  assert.not.ok(confirms(match(1, 1, SPREAD_MIN_INLIERS - 1)), 'spread, but too few');
   assert.ok(confirms(match(0.04, 0.25, FRAMED_MIN_INLIERS)), 'a picture on a quarter of a screenshot, its hull on a sixth of it');
   assert.not.ok(confirms(match(0.04, 0.25, FRAMED_MIN_INLIERS - 1)), 'a framed match needs twice the inliers');
   assert.not.ok(confirms(match(0.01, 0.25, 200)));

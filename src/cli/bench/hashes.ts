@@ -25,7 +25,7 @@ import { pdqDistance, pdqFromHex, type PdqFingerprint, type VpdqFingerprint } fr
 import type { Fingerprint, HashType } from '../../lib/types.js';
 import type { FingerprintPool } from '../../pool/index.js';
 import type { FingerprintErrorCode } from '../../media/errors.js';
-import { compareFeatures, matchFeatures, FRAMED_MIN_INLIERS, MAX_SHOWN, MIN_COVERAGE, MIN_INLIERS, MIN_SHOWN, NEAR_COPY_PDQ_DISTANCE, type FeatureSet } from '../../lib/features.js';
+import { compareFeatures, matchFeatures, FRAMED_MIN_INLIERS, MAX_SHOWN, MIN_COVERAGE, MIN_INLIERS, MIN_SHOWN, NEAR_COPY_PDQ_DISTANCE, SPREAD_COVERAGE, SPREAD_MIN_INLIERS, type FeatureSet } from '../../lib/features.js';
 import { ISCC_BINDING_MAX_DISTANCE, ISCC_SOURCE_MAX_DISTANCE, isccIndexKey } from '../../lib/iscc-index.js';
 
 /** One file's hash under one family. */
@@ -221,7 +221,7 @@ export const FEATURES_HASH: HashFamily = {
   score: 'geometric inliers of the query\'s features against the record\'s (src/lib/features.ts)',
   compare: (a, b) => (a.stored != null && b.features != null ? compareFeatures(b.features, a.stored).inliers : null),
   rules: [
-    { name: 'features', description: `the geometric check confirms it: >= ${MIN_INLIERS} inliers covering >= ${100 * MIN_COVERAGE} % of the query, or, for a picture shown on ${100 * MIN_SHOWN}-${Math.round(100 * MAX_SHOWN)} % of the query, >= ${FRAMED_MIN_INLIERS} covering ${100 * MIN_COVERAGE} % of that part`, match: (a, b) => confirmed(a, b) },
+    { name: 'features', description: `the geometric check confirms it: >= ${MIN_INLIERS} inliers covering >= ${100 * MIN_COVERAGE} % of the query (>= ${SPREAD_MIN_INLIERS} covering >= ${100 * SPREAD_COVERAGE} %), or, for a picture shown on ${100 * MIN_SHOWN}-${Math.round(100 * MAX_SHOWN)} % of the query, >= ${FRAMED_MIN_INLIERS} covering ${100 * MIN_COVERAGE} % of that part`, match: (a, b) => confirmed(a, b) },
     {
       name: 'verify-file',
       description: `verify-file's answer with features: a record with features only when the check confirms it (whichever hash found it, features retrieval included) or PDQ finds it within ${NEAR_COPY_PDQ_DISTANCE} bits; a record without features, or a query without any, by ImagePHash or PDQ as before`,
